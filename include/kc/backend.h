@@ -1,0 +1,180 @@
+/* kc — the backend plugin ABI.
+ *
+ * A backend is a shared object `libkc-<name>.so` exporting exactly one
+ * symbol, `kc_backend_<name>`, a `const struct kc_backend_ops`.  The core
+ * dlopen()s it, checks the frozen head, allocates `state_size` bytes for the
+ * plugin's state, and calls the slots below.  Plugins link against libkc
+ * and may use the helpers declared at the end of this file.
+ *
+ * ABI rules (SQLite-VFS style):
+ *  - The head (abi_major, abi_minor, struct_size, name) never changes.
+ *  - A different abi_major is refused.  Slots are only ever appended, with
+ *    abi_minor bumped; the core uses a slot only when struct_size covers it
+ *    and it is non-NULL.
+ *  - Slots marked "may be NULL" have a core default.
+ *
+ * Threading: the core serialises calls into one backend with its own lock,
+ * except `launch`, `fence`, `memcpy` and `memset`, which the core calls
+ * under its dispatch lock (so, still one at a time).  A plugin never sees two
+ * of its slots run concurrently.  Every slot but probe receives the state
+ * the core allocated for the plugin (zeroed, 64-byte aligned).
+ */
+#ifndef KC_BACKEND_H
+#define KC_BACKEND_H
+
+#include <kc/kc.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KC_BACKEND_ABI_MAJOR 1
+#define KC_BACKEND_ABI_MINOR 0
+
+/* What the core tells a backend at init. */
+typedef struct kc_backend_config {
+  int device;      /* KC_DEVICE, default 0 */
+  int num_threads; /* KC_NUM_THREADS, 0 = backend default */
+  int verbose;     /* KC_VERBOSE */
+} kc_backend_config;
+
+/* A kernel as the core recorded it, read-only to plugins.  `reducer` has
+ * identity/join filled in for built-ins too (host versions); value_size is
+ * its value size. */
+typedef struct kc_kernel_info {
+  const char *name;
+  kc_kernel_kind kind;
+  int rank;
+  void (*host)(void);
+  const char *ptx;
+  const char *ptx_entry; /* never NULL: defaults to name */
+  kc_reducer reducer;
+  size_t value_size;
+  const char *signature; /* CALL kernels */
+  int nargs;
+} kc_kernel_info;
+
+/* One launch, validated by the core.  Valid only during the launch slot:
+ * a plugin that runs it asynchronously copies what it keeps (the functor
+ * bytes above all). */
+typedef struct kc_launch {
+  const char *label;
+  const kc_kernel_info *kernel;
+  void *kernel_state;   /* this kernel's kernel_state_size bytes */
+  kc_policy policy;     /* normalised: rank >= 1, chunk != 0 */
+  const void *functor;  /* caller's bytes */
+  size_t functor_size;
+  void *result;         /* REDUCE: value; SCAN: total; may be NULL for scan */
+  kc_space result_space;/* space of `result` (HOST if not a kc allocation) */
+  int result_async;     /* 1: result is a kc allocation, may complete later */
+  int nargs;            /* CALL */
+  void *const *args;    /* CALL */
+} kc_launch;
+
+typedef struct kc_backend_ops {
+  /* ---- frozen head ---- */
+  uint32_t abi_major;  /* KC_BACKEND_ABI_MAJOR the plugin was built with */
+  uint32_t abi_minor;  /* KC_BACKEND_ABI_MINOR the plugin was built with */
+  size_t struct_size;  /* sizeof(struct kc_backend_ops) at build time */
+  const char *name;    /* must match the file name libkc-<name>.so */
+
+  /* ---- ABI 1.0 ---- */
+  const char *description; /* one line for kc-info */
+  size_t state_size;       /* bytes of plugin state the core allocates */
+  size_t kernel_state_size;/* bytes per kernel the core allocates lazily */
+
+  /* How many devices the plugin can drive here; 0 means "unavailable", with
+   * the reason set through kc_backend_error() ("no CUDA driver").  Called
+   * before init, with no state.  Returns 0 or a KC_E code. */
+  int (*probe)(int *ndevices);
+
+  /* Brings the backend up on cfg->device.  On failure the core calls
+   * nothing else (not even finalize) and frees the state. */
+  int (*init)(void *state, const kc_backend_config *cfg);
+
+  /* Waits for outstanding work and releases everything.  Called once. */
+  void (*finalize)(void *state);
+
+  /* Fills the backend's part of *out: concurrency, num_threads,
+   * device_count, device, spaces, dev.  The core fills the rest. */
+  int (*info)(void *state, kc_info *out);
+
+  /* Memory.  May be NULL together: the core then maps every space onto
+   * 64-byte aligned host memory and copies with memcpy.  `mem_free` is called
+   * only for pointers mem_alloc returned, after the core has fenced. */
+  int (*mem_alloc)(void *state, kc_space space, size_t bytes, void **out);
+  int (*mem_free)(void *state, kc_space space, void *p);
+  /* Copies between spaces (either may be HOST for memory kc did not
+   * allocate).  `async` = 1 allows returning before completion. */
+  int (*mem_copy)(void *state, void *dst, kc_space dst_space,
+                  const void *src, kc_space src_space, size_t bytes,
+                  int async);
+  int (*mem_set)(void *state, void *p, kc_space space, int value,
+                 size_t bytes);
+
+  /* Waits for every launch and asynchronous copy.  May be NULL on backends
+   * whose launches are synchronous. */
+  int (*fence)(void *state);
+
+  /* Called once per kernel, before its first launch on this backend, with
+   * the kernel's zeroed kernel_state_size bytes (module load, function
+   * lookup, libffi cif ...).  May be NULL.  An error here is returned by
+   * the launch and retried at the next one. */
+  int (*kernel_prepare)(void *state, const kc_kernel_info *k,
+                        void *kernel_state);
+  /* Releases what kernel_prepare made; at finalize.  May be NULL. */
+  void (*kernel_release)(void *state, const kc_kernel_info *k,
+                         void *kernel_state);
+
+  /* Runs one launch (every kernel kind).  A kind the backend cannot run is
+   * KC_ENOTSUP with a detail; a kernel with no code for it, KC_ENOKERNEL. */
+  int (*launch)(void *state, const kc_launch *l);
+} kc_backend_ops;
+
+/* ------------------------------------------------ helpers for plugins */
+
+/* Sets the calling thread's kc_last_error() detail (printf format) and
+ * returns `code`, so a plugin can `return kc_backend_error(KC_EDEVICE, ...)`.
+ */
+KC_API int kc_backend_error(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prints a line to stderr prefixed "kc: " when KC_VERBOSE is set. */
+KC_API void kc_backend_verbose(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* The host execution engine every host backend shares.  A host backend
+ * supplies only a fork-join primitive: `parallel(ctx, task, arg)` runs
+ * task(tid, nthreads, arg) once on each of its `nthreads` threads (the
+ * caller's thread included, as tid 0) and returns when all have returned.
+ * kc_host_launch() then splits the launch's work (indices, MD tiles or
+ * league ranks) statically or dynamically, keeps one accumulator per
+ * thread, joins them in thread order (deterministic), and runs scans in two
+ * passes.  It needs no locks beyond what `parallel` does. */
+typedef void (*kc_host_task)(int tid, int nthreads, void *arg);
+
+typedef struct kc_host_exec {
+  void (*parallel)(void *ctx, kc_host_task task, void *arg);
+  void *ctx;
+  int nthreads;
+} kc_host_exec;
+
+KC_API int kc_host_launch(const kc_host_exec *x, const kc_launch *l);
+
+/* Number of usable CPUs of the process (sched_getaffinity), at least 1. */
+KC_API int kc_host_cpu_count(void);
+
+/* Fills dev with the host CPU's description (name from /proc/cpuinfo). */
+KC_API void kc_host_device_info(kc_device_info *dev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KC_BACKEND_H */

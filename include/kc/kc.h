@@ -1,0 +1,405 @@
+/* kc — the user API.
+ *
+ * kc runs one kernel, written once, on host threads, OpenMP or an NVIDIA GPU;
+ * the backend is a plugin chosen at run time (KC_BACKEND).  This header is
+ * everything an application calls.  Kernels themselves are written with the
+ * macros of <kc/kernel.h> and built with kcc, or registered by hand with
+ * kc_kernel_register().
+ *
+ * Conventions that hold for every function below unless its comment says
+ * otherwise:
+ *  - Fallible calls return 0 or a negative KC_E... code (<kc/error.h>);
+ *    kc_last_error() then holds a one-line detail for the calling thread.
+ *  - Every call except kc_init, kc_version, kc_strerror, kc_err_name,
+ *    kc_last_error and kernel registration returns KC_ENOINIT before
+ *    kc_init() or after the last kc_finalize().
+ *  - Calls are thread safe.  Launches from several threads are serialised on
+ *    the backend's one queue (stream); their order is the order in which the
+ *    calls entered kc.
+ */
+#ifndef KC_KC_H
+#define KC_KC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <kc/error.h>
+#include <kc/version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define KC_API __attribute__((visibility("default")))
+#else
+#define KC_API
+#endif
+
+/* Index type of every iteration space. */
+typedef int64_t kc_index;
+
+/* ---------------------------------------------------------------- runtime */
+
+/* Loads the backend named by KC_BACKEND (or the best one available) and
+ * initialises it.  Reference counted: each successful kc_init() needs one
+ * kc_finalize(); only the first call loads anything.  Thread safe.
+ * Errors: KC_ENOBACKEND (unknown name; the detail lists the available
+ * ones), KC_EPLUGIN, KC_EABI, KC_ENODEV (the named backend has no device). */
+KC_API int kc_init(void);
+
+/* Drops one reference; the last one fences, frees every allocation still
+ * live (reporting them under KC_VERBOSE), and shuts the backend down.
+ * Returns KC_ENOINIT when kc is not initialised. */
+KC_API int kc_finalize(void);
+
+/* 1 between a successful kc_init() and the matching last kc_finalize(). */
+KC_API int kc_is_initialized(void);
+
+/* The version of the library that is running, "MAJOR.MINOR.PATCH". */
+KC_API const char *kc_version(void);
+
+/* Static message / name of an error code ("invalid argument", "KC_EINVAL");
+ * an unknown code gives "unknown error" / "KC_E?".  Never NULL. */
+KC_API const char *kc_strerror(int code);
+KC_API const char *kc_err_name(int code);
+
+/* Detail of the last failed call on this thread ("" if none).  The string
+ * stays valid until the next failing kc call on the same thread. */
+KC_API const char *kc_last_error(void);
+
+/* Name of the backend in use ("serial", "threads", "openmp", "cuda", ...),
+ * or NULL before kc_init. */
+KC_API const char *kc_backend_name(void);
+
+/* Waits until every launch, asynchronous copy and asynchronous reduction
+ * result issued so far has completed.  Errors raised by asynchronous work
+ * (a kernel that faulted) are reported here. */
+KC_API int kc_fence(void);
+
+/* ------------------------------------------------------------ information */
+
+typedef enum kc_space {
+  KC_SPACE_HOST = 0,        /* ordinary host memory */
+  KC_SPACE_DEVICE = 1,      /* device memory (host memory on host backends) */
+  KC_SPACE_MANAGED = 2,     /* unified memory, usable on both sides */
+  KC_SPACE_HOST_PINNED = 3, /* page-locked host memory, device-visible */
+  KC_SPACE_COUNT = 4
+} kc_space;
+
+/* Name of a space: "host", "device", "managed", "host_pinned"; NULL if out
+ * of range. */
+KC_API const char *kc_space_name(kc_space space);
+
+typedef struct kc_device_info {
+  char name[128];
+  int compute_major, compute_minor; /* 0 on host backends */
+  int multiprocessors;              /* SMs, or cores on host backends */
+  size_t total_memory;              /* bytes */
+  int max_threads_per_block;
+  size_t shared_memory_per_block;       /* default limit, bytes */
+  size_t shared_memory_per_block_optin; /* largest a kernel may opt into */
+  size_t constant_memory;
+  int warp_size;
+  size_t max_param_bytes; /* largest kernel parameter block the driver takes */
+  int clock_khz, memory_clock_khz, memory_bus_width;
+} kc_device_info;
+
+typedef struct kc_info {
+  size_t struct_size;  /* set by the caller to sizeof(kc_info) */
+  const char *backend; /* backend name */
+  const char *path;    /* file it was loaded from ("built-in" for serial) */
+  int abi_major, abi_minor;
+  int concurrency;     /* host threads or device SMs x resident threads */
+  int num_threads;     /* host worker threads (1 for serial, GPU: 1) */
+  int device_count;    /* devices the backend offers */
+  int device;          /* the device in use (KC_DEVICE), -1 on host */
+  unsigned spaces;     /* bit (1u << kc_space) for each space with distinct
+                          memory on this backend; host always set */
+  kc_device_info dev;  /* the device in use; on host backends the CPU */
+} kc_info;
+
+/* Fills *out (whose struct_size the caller sets) for the backend in use. */
+KC_API int kc_get_info(kc_info *out);
+
+/* ----------------------------------------------------------------- memory */
+
+/* Allocates `bytes` in `space`, labelled (the label is copied; NULL is
+ * allowed) and recorded with reference count 1.  Zero bytes gives a unique
+ * non-NULL pointer.  Errors: KC_EINVAL (bad space, out == NULL), KC_ENOMEM
+ * (the detail says the space, label and size). */
+KC_API int kc_malloc(void **out, size_t bytes, kc_space space,
+                     const char *label);
+
+/* Drops one reference of a kc allocation; the last frees it (after a fence
+ * when the backend may still use it).  NULL is a no-op.  A pointer kc did
+ * not allocate, or one already freed, gives KC_ENOTKC and is left alone. */
+KC_API int kc_free(void *p);
+
+/* Adds a reference to the allocation `p` points into.  KC_ENOTKC if none. */
+KC_API int kc_retain(void *p);
+
+typedef struct kc_alloc_info {
+  void *base;        /* start of the allocation */
+  size_t size;       /* its size in bytes */
+  kc_space space;
+  const char *label; /* valid while the allocation lives */
+  int refcount;
+} kc_alloc_info;
+
+/* Describes the live kc allocation that `p` points into (anywhere inside it).
+ * KC_ENOTKC if `p` is not inside one: it is then ordinary host memory to
+ * kc_memcpy. */
+KC_API int kc_pointer_info(const void *p, kc_alloc_info *out);
+
+/* Copies `bytes` from `src` to `dst`.  The direction is inferred from the
+ * allocation records: a pointer kc did not allocate is host memory.  Blocks
+ * until the copy is complete (and orders after earlier launches).
+ * Errors: KC_EINVAL (NULL with bytes > 0, a range running past the end of
+ * its allocation). */
+KC_API int kc_memcpy(void *dst, const void *src, size_t bytes);
+
+/* As kc_memcpy, but may return before the copy completes; kc_fence() waits.
+ * The source must not change and the destination must not be read until
+ * then.  On host backends it is synchronous. */
+KC_API int kc_memcpy_async(void *dst, const void *src, size_t bytes);
+
+/* Sets `bytes` bytes at `p` to the byte `value`; blocking. */
+KC_API int kc_memset(void *p, int value, size_t bytes);
+
+/* ------------------------------------------------------- mirrored arrays */
+
+/* A mirrored array (Kokkos DualView): one host side, one target side (the
+ * backend's device space).  Mark the side you wrote as modified; a sync
+ * copies only when the other side is stale.  When the target is the host
+ * (host backends) both sides are the same memory and sync copies nothing. */
+typedef struct kc_mirror kc_mirror;
+
+KC_API int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label);
+KC_API int kc_mirror_destroy(kc_mirror *m); /* NULL is a no-op */
+KC_API void *kc_mirror_host(const kc_mirror *m);
+KC_API void *kc_mirror_target(const kc_mirror *m);
+KC_API size_t kc_mirror_size(const kc_mirror *m);
+KC_API int kc_mirror_modify_host(kc_mirror *m);
+KC_API int kc_mirror_modify_target(kc_mirror *m);
+/* Make the host (target) side current; copies only if it is stale.  Blocking.
+ * Marking both sides modified without a sync in between is KC_EINVAL at the
+ * next sync (the data of one side would be lost). */
+KC_API int kc_mirror_sync_host(kc_mirror *m);
+KC_API int kc_mirror_sync_target(kc_mirror *m);
+/* 1 if the host (target) side is stale and a sync would copy. */
+KC_API int kc_mirror_need_sync_host(const kc_mirror *m);
+KC_API int kc_mirror_need_sync_target(const kc_mirror *m);
+
+/* ------------------------------------------------------------- reducers */
+
+typedef enum kc_reduce_op {
+  KC_REDUCE_NONE = 0,
+  KC_REDUCE_SUM,
+  KC_REDUCE_PROD,
+  KC_REDUCE_MIN,
+  KC_REDUCE_MAX,
+  KC_REDUCE_MINLOC, /* value type kc_loc_<type> below */
+  KC_REDUCE_MAXLOC,
+  KC_REDUCE_CUSTOM /* identity + join supplied in kc_reducer */
+} kc_reduce_op;
+
+typedef enum kc_scalar {
+  KC_INT32 = 1,
+  KC_INT64,
+  KC_FLOAT,
+  KC_DOUBLE
+} kc_scalar;
+
+/* Value types of MINLOC / MAXLOC: the extreme value and its index.  Ties
+ * resolve to the smallest index, on every backend. */
+typedef struct kc_loc_int32 { int32_t val; kc_index loc; } kc_loc_int32;
+typedef struct kc_loc_int64 { int64_t val; kc_index loc; } kc_loc_int64;
+typedef struct kc_loc_float { float val; kc_index loc; } kc_loc_float;
+typedef struct kc_loc_double { double val; kc_index loc; } kc_loc_double;
+
+/* A reducer: a built-in op over a scalar type, or a custom one over any POD
+ * of `size` bytes with `identity` (writes the neutral value) and `join`
+ * (dst = dst (+) src; must be associative).  For built-ins size, identity
+ * and join are ignored (kc fills them). */
+typedef struct kc_reducer {
+  kc_reduce_op op;
+  kc_scalar type;
+  size_t size;
+  void (*identity)(void *value);
+  void (*join)(void *dst, const void *src);
+} kc_reducer;
+
+/* Size in bytes of a reducer's value (sizeof the scalar, the loc struct or
+ * `size`); 0 if the reducer is invalid. */
+KC_API size_t kc_reducer_value_size(const kc_reducer *r);
+
+/* -------------------------------------------------------------- policies */
+
+#define KC_MAX_RANK 6
+#define KC_AUTO (-1)
+
+typedef enum kc_policy_kind {
+  KC_POLICY_RANGE = 1,   /* 1-D [begin, end) */
+  KC_POLICY_MDRANGE = 2, /* rank 2..6 box, optional tiles */
+  KC_POLICY_TEAM = 3     /* league of teams */
+} kc_policy_kind;
+
+typedef enum kc_schedule {
+  KC_SCHEDULE_STATIC = 0, /* contiguous equal shares, one per thread */
+  KC_SCHEDULE_DYNAMIC = 1 /* chunks handed out on demand (work stealing) */
+} kc_schedule;
+
+/* An iteration space and how to run it.  Build it with kc_range() and
+ * friends, then adjust fields; the struct only grows at its end. */
+typedef struct kc_policy {
+  kc_policy_kind kind;
+  int rank; /* 1 for RANGE and TEAM */
+  kc_index begin[KC_MAX_RANK];
+  kc_index end[KC_MAX_RANK];
+  kc_index tile[KC_MAX_RANK]; /* MDRANGE: 0 = backend's choice */
+  kc_schedule schedule;
+  kc_index chunk; /* indices per chunk; KC_AUTO = backend's choice; 0 is an
+                     error */
+  /* TEAM */
+  kc_index league_size;
+  int team_size;     /* threads per team or KC_AUTO */
+  int vector_length; /* lanes per thread; 1 by default */
+  size_t scratch_per_team[2];   /* bytes, level 0 and level 1 */
+  size_t scratch_per_thread[2]; /* bytes, level 0 and level 1 */
+} kc_policy;
+
+/* [begin, end), static schedule, automatic chunk. */
+KC_API kc_policy kc_range(kc_index begin, kc_index end);
+/* [begin, end) with an explicit schedule and chunk (chunk > 0 or KC_AUTO). */
+KC_API kc_policy kc_range_schedule(kc_index begin, kc_index end,
+                                   kc_schedule schedule, kc_index chunk);
+/* A rank-`rank` box [begin[d], end[d]); `tile` may be NULL.  Dimension
+ * rank-1 is the fastest varying (contiguous) one. */
+KC_API kc_policy kc_mdrange(int rank, const kc_index *begin,
+                            const kc_index *end, const kc_index *tile);
+/* `league_size` teams of `team_size` threads (KC_AUTO: backend's choice)
+ * with `vector_length` lanes each. */
+KC_API kc_policy kc_team_policy(kc_index league_size, int team_size,
+                                int vector_length);
+
+/* --------------------------------------------------------------- kernels */
+
+typedef enum kc_kernel_kind {
+  KC_KERNEL_FOR = 1,         /* host: kc_host_for_fn */
+  KC_KERNEL_REDUCE = 2,      /* host: kc_host_reduce_fn */
+  KC_KERNEL_SCAN = 3,        /* host: kc_host_scan_fn */
+  KC_KERNEL_MDFOR = 4,       /* host: kc_host_mdfor_fn */
+  KC_KERNEL_MDREDUCE = 5,    /* host: kc_host_mdreduce_fn */
+  KC_KERNEL_TEAM = 6,        /* host: kc_host_team_fn */
+  KC_KERNEL_TEAM_REDUCE = 7, /* host: kc_host_team_reduce_fn */
+  KC_KERNEL_CALL = 8         /* plain C parameter list, see signature */
+} kc_kernel_kind;
+
+struct kc_team;
+
+/* Host entry points.  Each runs a contiguous chunk of the iteration space;
+ * `functor` points at the launch's copy of the functor struct.  `acc` points
+ * at the caller's accumulator (already holding a value: accumulate into it).
+ * A scan runs twice over each chunk: with final = 0 to total it, then with
+ * final = 1 and `acc` holding the prefix before the chunk. */
+typedef void (*kc_host_for_fn)(const void *functor, kc_index b, kc_index e);
+typedef void (*kc_host_reduce_fn)(const void *functor, kc_index b,
+                                  kc_index e, void *acc);
+typedef void (*kc_host_scan_fn)(const void *functor, kc_index b, kc_index e,
+                                void *acc, int final);
+/* MD: the box [lo[d], hi[d]) for d < rank. */
+typedef void (*kc_host_mdfor_fn)(const void *functor, const kc_index *lo,
+                                 const kc_index *hi);
+typedef void (*kc_host_mdreduce_fn)(const void *functor, const kc_index *lo,
+                                    const kc_index *hi, void *acc);
+typedef void (*kc_host_team_fn)(const void *functor, struct kc_team *team);
+typedef void (*kc_host_team_reduce_fn)(const void *functor,
+                                       struct kc_team *team, void *acc);
+
+/* A kernel registered with kc.  Owned by the core; valid until exit. */
+typedef struct kc_kernel kc_kernel;
+
+/* What kc_kernel_register() takes.  Unused fields are zero.  The strings
+ * and the PTX text must outlive the program (kcc points them at static
+ * data); they are not copied. */
+typedef struct kc_kernel_desc {
+  size_t struct_size; /* sizeof(kc_kernel_desc) */
+  const char *name;   /* unique; the launch and lookup name */
+  kc_kernel_kind kind;
+  int rank;              /* MDFOR/MDREDUCE: 2..KC_MAX_RANK; else 0 or 1 */
+  void (*host)(void);    /* host entry, cast to the kind's type; may be NULL
+                            if the kernel only exists as PTX */
+  const char *ptx;       /* PTX module text (NUL terminated) or NULL */
+  const char *ptx_entry; /* base name of the device entries (default: name) */
+  kc_reducer reducer;    /* REDUCE / SCAN / MDREDUCE / TEAM_REDUCE */
+  /* CALL kernels: one letter per parameter after the (begin, end) pair the
+   * host function takes first: p pointer, i int32, I uint32, l int64,
+   * L uint64, f float, d double.  A device entry takes only the listed
+   * parameters and computes its own indices. */
+  const char *signature;
+} kc_kernel_desc;
+
+/* Registers a kernel; *out (may be NULL) receives its handle.  May be called
+ * before kc_init (kcc's constructors do).  Errors: KC_EINVAL (no name, bad
+ * kind, no host function and no PTX, bad signature letter), KC_EEXIST (the
+ * name is taken). */
+KC_API int kc_kernel_register(const kc_kernel_desc *desc, kc_kernel **out);
+
+/* Looks a kernel up by name.  KC_ENOKERNEL (naming it) if there is none. */
+KC_API int kc_kernel_get(const char *name, kc_kernel **out);
+
+/* The name a handle was registered with. */
+KC_API const char *kc_kernel_name(const kc_kernel *k);
+
+/* -------------------------------------------------------------- dispatch */
+
+/* Runs `kernel` over `policy`.  The functor (functor_size bytes at
+ * `functor`; NULL allowed only with size 0) is copied before the call
+ * returns, so the caller may reuse it at once.  Asynchronous on device
+ * backends: kc_fence() waits.  `label` names the launch for profiling tools
+ * (NULL: the kernel's name).
+ * Errors: KC_EINVAL (NULL kernel, NULL functor with size > 0, policy that
+ * does not fit the kernel's kind, chunk 0), KC_ERANGE (end < begin),
+ * KC_ENOKERNEL (the kernel has no code for this backend: the detail says
+ * how to rebuild it), KC_ELAUNCH, KC_EJIT, KC_ESCRATCH. */
+KC_API int kc_parallel_for(const char *label, kc_kernel *kernel,
+                           const kc_policy *policy, const void *functor,
+                           size_t functor_size);
+
+/* As kc_parallel_for for REDUCE / MDREDUCE / TEAM_REDUCE kernels.  The
+ * result (the reducer's value type) goes to `result`: if `result` points
+ * into a kc allocation the call is asynchronous and the value is there
+ * after kc_fence(); otherwise it is an ordinary host variable and the call
+ * blocks until the value is stored.  An empty range gives the identity. */
+KC_API int kc_parallel_reduce(const char *label, kc_kernel *kernel,
+                              const kc_policy *policy, const void *functor,
+                              size_t functor_size, void *result);
+
+/* As kc_parallel_for for SCAN kernels (two-pass "final" protocol).  `total`
+ * (may be NULL) receives the sum over the whole range, with the same
+ * host-variable / kc-allocation rule as kc_parallel_reduce. */
+KC_API int kc_parallel_scan(const char *label, kc_kernel *kernel,
+                            const kc_policy *policy, const void *functor,
+                            size_t functor_size, void *total);
+
+/* Runs a CALL kernel over a 1-D range policy.  args[i] points at the value
+ * of parameter i, of the type its signature letter names (as libffi's
+ * avalues).  Host backends call the host function once per chunk as
+ * fn(b, e, args...); the CUDA backend passes the arguments as kernel
+ * parameters.  KC_ESIGNATURE if nargs differs from the signature. */
+KC_API int kc_parallel_call(const char *label, kc_kernel *kernel,
+                            const kc_policy *policy, int nargs,
+                            void *const *args);
+
+/* ------------------------------------------------------ profiling regions */
+
+/* User regions for profiling tools (kokkosp_push/pop_profile_region). */
+KC_API int kc_region_push(const char *name);
+KC_API int kc_region_pop(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KC_KC_H */
