@@ -1,26 +1,572 @@
-/* libkc — profiling hooks.  Interim: no tool is ever loaded yet; the Kokkos
- * Tools loader (issue 7) replaces this file. */
+/* libkc — profiling hooks: loads Kokkos Tools libraries and calls their
+ * kokkosp_* callbacks.
+ *
+ * The callback signatures, the interface version and the device-id layout
+ * are those of Kokkos' C tools interface (Kokkos_Profiling_C_Interface.h),
+ * so a tool built for Kokkos loads into a kc program unchanged.  The types
+ * below are kc's own spelling of that ABI.
+ */
+#include <config.h>
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
 #include "tools.h"
+
+/* The interface version kc implements: that of Kokkos 4.5 and later
+ * (KOKKOSP_INTERFACE_VERSION).  Tools compare it with their own. */
+#define KOKKOSP_VERSION UINT64_C(20240906)
+
+/* ----------------------------------------------- the Kokkos Tools C ABI */
+
+struct kp_device_info {
+  size_t deviceID;
+};
+
+struct kp_space_handle {
+  char name[64];
+};
+
+struct kp_tool_settings {
+  bool requires_global_fencing;
+  bool padding[255];
+};
+
+typedef void (*kp_void_fn)(void);
+struct kp_tool_interface {
+  void (*fence)(uint32_t devID);
+  kp_void_fn padding[31];
+};
+
+typedef void (*kp_init_fn)(int, uint64_t, uint32_t, struct kp_device_info *);
+typedef void (*kp_finalize_fn)(void);
+typedef void (*kp_parse_args_fn)(int, char **);
+typedef void (*kp_begin_fn)(const char *, uint32_t, uint64_t *);
+typedef void (*kp_end_fn)(uint64_t);
+typedef void (*kp_push_fn)(const char *);
+typedef void (*kp_pop_fn)(void);
+typedef void (*kp_data_fn)(struct kp_space_handle, const char *, const void *,
+                           uint64_t);
+typedef void (*kp_begin_copy_fn)(struct kp_space_handle, const char *,
+                                 const void *, struct kp_space_handle,
+                                 const char *, const void *, uint64_t);
+typedef void (*kp_end_copy_fn)(void);
+typedef void (*kp_dual_view_fn)(const char *, const void *, bool);
+typedef void (*kp_metadata_fn)(const char *, const char *);
+typedef void (*kp_event_fn)(const char *);
+typedef void (*kp_request_settings_fn)(uint32_t, struct kp_tool_settings *);
+typedef void (*kp_provide_interface_fn)(uint32_t, struct kp_tool_interface);
+
+/* One loaded library and the callbacks it defines (NULL when absent). */
+struct tool {
+  void *handle;
+  char *path;
+  kp_init_fn init;
+  kp_finalize_fn finalize;
+  kp_parse_args_fn parse_args;
+  kp_begin_fn begin_parallel[3]; /* indexed by kc__tools_parallel */
+  kp_end_fn end_parallel[3];
+  kp_push_fn push_region;
+  kp_pop_fn pop_region;
+  kp_data_fn allocate, deallocate;
+  kp_begin_copy_fn begin_deep_copy;
+  kp_end_copy_fn end_deep_copy;
+  kp_begin_fn begin_fence;
+  kp_end_fn end_fence;
+  kp_dual_view_fn dual_view_sync, dual_view_modify;
+  kp_metadata_fn declare_metadata;
+  kp_event_fn profile_event;
+  kp_request_settings_fn request_settings;
+  kp_provide_interface_fn provide_interface;
+  bool global_fencing; /* what the tool asked for; Kokkos' default is yes */
+};
 
 int kc__tools_active = 0;
 
-void kc__tools_init(const kc_info *info) { (void)info; }
-void kc__tools_finalize(void) {}
+/* Written only by kc__tools_init / kc__tools_finalize (under kc's init
+ * lock, while no other kc call may run), read by the hooks. */
+static struct tool *tools;
+static int ntools;
+static uint32_t devid_queue; /* kernels: the backend's one queue */
+static uint32_t devid_global; /* fences: global device synchronisation */
+static const char *space_names[KC_SPACE_COUNT];
+/* Whether a fence precedes the parallel / region callbacks: some tool that
+ * defines the callback asked for (or did not refuse) global fencing. */
+static bool fence_parallel[3], fence_region;
+
+/* Names an in-flight fence that tools.c itself requested, so that tools
+ * see why kc fenced (Kokkos names its own the same way). */
+static _Thread_local const char *own_fence_name;
+
+/* -------------------------------------------------------- device ids */
+
+/* Kokkos' layout of a 32-bit device id: 8 bits of device type, 7 bits of
+ * device number, 17 bits of instance.  Instance 0 is reserved for global
+ * synchronisation; Kokkos numbers real instances from 1. */
+enum { TYPE_SHIFT = 24, DEVICE_SHIFT = 17, DEVICE_MASK = 0x7f };
+enum { INSTANCE_GLOBAL = 0, INSTANCE_QUEUE = 1 };
+
+/* Kokkos' DeviceType numbering; backends Kokkos does not know are
+ * "Unknown" (9). */
+static uint32_t device_type(const char *backend) {
+  static const struct {
+    const char *name;
+    uint32_t type;
+  } map[] = {{"serial", 0},       {"openmp", 1}, {"cuda", 2},
+             {"hip", 3},          {"openmptarget", 4},
+             {"hpx", 5},          {"threads", 6}, {"sycl", 7},
+             {"openacc", 8}};
+  for (size_t i = 0; backend && i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(backend, map[i].name) == 0)
+      return map[i].type;
+  return 9;
+}
+
+uint32_t kc__tools_device_id(void) { return devid_queue; }
+
+/* -------------------------------------------------------- space names */
+
+/* Spaces are named as Kokkos names its memory spaces, so that memory tools
+ * group kc's allocations the way they group Kokkos'.  A space that is host
+ * memory on this backend is "Host". */
+static void name_spaces(const kc_info *info) {
+  unsigned distinct = info ? info->spaces : 0;
+  int cuda = info && info->backend && strcmp(info->backend, "cuda") == 0;
+  static const char *const cuda_names[KC_SPACE_COUNT] = {
+      "Host", "Cuda", "CudaUVM", "CudaHostPinned"};
+  static const char *const other_names[KC_SPACE_COUNT] = {
+      "Host", "Device", "Managed", "HostPinned"};
+  for (int s = 0; s < KC_SPACE_COUNT; s++) {
+    if (s == KC_SPACE_HOST || !(distinct & (1u << s)))
+      space_names[s] = "Host";
+    else
+      space_names[s] = cuda ? cuda_names[s] : other_names[s];
+  }
+}
+
+static struct kp_space_handle space_handle(kc_space space) {
+  struct kp_space_handle h;
+  memset(&h, 0, sizeof h);
+  const char *name =
+      (unsigned)space < KC_SPACE_COUNT ? space_names[space] : NULL;
+  snprintf(h.name, sizeof h.name, "%s", name ? name : "Host");
+  return h;
+}
+
+/* ------------------------------------------------------------ fencing */
+
+/* A fence on behalf of the tools.  kc_fence reports it to the tools like
+ * any other (begin/end_fence, under `why`).  Its failure is left for the
+ * application's next kc_fence to see: the detail of the call in progress
+ * is put back, so a tool never changes what the application is told. */
+static void tools_fence(const char *why) {
+  const char *prev = own_fence_name;
+  char *saved = strdup(kc_last_error());
+  own_fence_name = why;
+  int rc = kc_fence();
+  own_fence_name = prev;
+  if (rc != 0 && saved)
+    kc__error(rc, "%s", saved);
+  free(saved);
+}
+
+/* The fence of Kokkos' tool programming interface.  kc has one queue per
+ * process, so every device id means the same fence. */
+static void tool_invoked_fence(uint32_t devID) {
+  (void)devID;
+  tools_fence("kc::tools: fence requested by a tool");
+}
+
+static const char *const global_fence_name =
+    "kc::tools: global fence before a tool callback";
+
+/* ------------------------------------------------------- id bundles */
+
+/* Each tool hands out its own kernel and fence ids, but the core keeps one
+ * id per operation.  With one tool it is that tool's id; with several it
+ * points at an array holding one id per tool, freed by the end hook.  On
+ * allocation failure no tool hears of the operation (id 0), which keeps
+ * every tool's begin/end pairs balanced. */
+static uint64_t *ids_new(void) { return calloc((size_t)ntools, 8); }
+
+static uint64_t ids_pack(uint64_t *ids) { return (uint64_t)(uintptr_t)ids; }
+
+static uint64_t *ids_unpack(uint64_t id) { return (uint64_t *)(uintptr_t)id; }
+
+/* --------------------------------------------------------- loading */
+
+static void lookup(void *handle, const char *name, void *fnptr, int *found) {
+  void *p = dlsym(handle, name);
+  /* A function pointer cannot be assigned from void * in ISO C; copying
+   * the representation is what POSIX guarantees to work. */
+  memcpy(fnptr, &p, sizeof p);
+  if (p)
+    ++*found;
+}
+
+static int tool_load(struct tool *t, const char *path, const char *var) {
+  memset(t, 0, sizeof *t);
+  dlerror();
+  /* RTLD_GLOBAL as Kokkos does: connector tools load further tools that
+   * resolve symbols against them. */
+  t->handle = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  if (!t->handle) {
+    const char *why = dlerror();
+    fprintf(stderr, "kc: cannot load tool library '%s' (from %s): %s\n", path,
+            var, why ? why : "unknown dlopen error");
+    return -1;
+  }
+  int n = 0;
+#define LOOKUP(field, name) lookup(t->handle, name, &t->field, &n)
+  LOOKUP(init, "kokkosp_init_library");
+  LOOKUP(finalize, "kokkosp_finalize_library");
+  LOOKUP(parse_args, "kokkosp_parse_args");
+  LOOKUP(begin_parallel[KC__TOOLS_FOR], "kokkosp_begin_parallel_for");
+  LOOKUP(end_parallel[KC__TOOLS_FOR], "kokkosp_end_parallel_for");
+  LOOKUP(begin_parallel[KC__TOOLS_REDUCE], "kokkosp_begin_parallel_reduce");
+  LOOKUP(end_parallel[KC__TOOLS_REDUCE], "kokkosp_end_parallel_reduce");
+  LOOKUP(begin_parallel[KC__TOOLS_SCAN], "kokkosp_begin_parallel_scan");
+  LOOKUP(end_parallel[KC__TOOLS_SCAN], "kokkosp_end_parallel_scan");
+  LOOKUP(push_region, "kokkosp_push_profile_region");
+  LOOKUP(pop_region, "kokkosp_pop_profile_region");
+  LOOKUP(allocate, "kokkosp_allocate_data");
+  LOOKUP(deallocate, "kokkosp_deallocate_data");
+  LOOKUP(begin_deep_copy, "kokkosp_begin_deep_copy");
+  LOOKUP(end_deep_copy, "kokkosp_end_deep_copy");
+  LOOKUP(begin_fence, "kokkosp_begin_fence");
+  LOOKUP(end_fence, "kokkosp_end_fence");
+  LOOKUP(dual_view_sync, "kokkosp_dual_view_sync");
+  LOOKUP(dual_view_modify, "kokkosp_dual_view_modify");
+  LOOKUP(declare_metadata, "kokkosp_declare_metadata");
+  LOOKUP(profile_event, "kokkosp_profile_event");
+  LOOKUP(request_settings, "kokkosp_request_tool_settings");
+  LOOKUP(provide_interface, "kokkosp_provide_tool_programming_interface");
+#undef LOOKUP
+  if (n == 0) {
+    fprintf(stderr,
+            "kc: tool library '%s' (from %s) defines no kokkosp_* callback; "
+            "ignored\n",
+            path, var);
+    /* Not closed: the library may have started something in its
+     * constructors, and Kokkos never closes tool libraries either. */
+    return -1;
+  }
+  t->path = strdup(path);
+  t->global_fencing = true;
+  kc__verbose("tools: loaded %s (%d kokkosp_* callbacks)", path, n);
+  return 0;
+}
+
+/* KC_TOOLS_ARGS (or KOKKOS_TOOLS_ARGS) split on blanks, as Kokkos splits
+ * KOKKOS_TOOLS_ARGS, for kokkosp_parse_args. */
+static void tool_parse_args(struct tool *t, const char *args) {
+  if (!t->parse_args || !args)
+    return;
+  char *copy = strdup(args);
+  if (!copy)
+    return;
+  int argc = 0;
+  char **argv = calloc(strlen(copy) / 2 + 2, sizeof *argv);
+  if (argv) {
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, " \t", &save); tok;
+         tok = strtok_r(NULL, " \t", &save))
+      argv[argc++] = tok;
+    if (argc > 0)
+      t->parse_args(argc, argv);
+  }
+  free(argv);
+  free(copy);
+}
+
+static void declare_metadata_all(const char *key, const char *value) {
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].declare_metadata)
+      tools[i].declare_metadata(key, value);
+}
+
+/* kc's own configuration, as Kokkos declares its version and build
+ * options at initialisation. */
+static void declare_kc_metadata(const kc_info *info) {
+  char buf[64];
+  declare_metadata_all("kc_version", kc_version());
+  if (!info)
+    return;
+  declare_metadata_all("kc_backend", info->backend ? info->backend : "");
+  declare_metadata_all("kc_backend_path", info->path ? info->path : "");
+  declare_metadata_all("kc_device_name", info->dev.name);
+  snprintf(buf, sizeof buf, "%d", info->device);
+  declare_metadata_all("kc_device", buf);
+  snprintf(buf, sizeof buf, "%d", info->concurrency);
+  declare_metadata_all("kc_concurrency", buf);
+  snprintf(buf, sizeof buf, "0x%08x", (unsigned)devid_queue);
+  declare_metadata_all("kc_tools_device_id", buf);
+}
+
+static const char *env_or(const char *name, const char *fallback,
+                          const char **which) {
+  const char *v = getenv(name);
+  if (v) {
+    *which = name;
+    return v;
+  }
+  v = getenv(fallback);
+  *which = fallback;
+  return v;
+}
+
+void kc__tools_init(const kc_info *info) {
+  uint32_t type = device_type(info ? info->backend : NULL);
+  uint32_t dev = (info && info->device > 0) ? (uint32_t)info->device : 0;
+  devid_global = type << TYPE_SHIFT;
+  devid_queue = devid_global | (dev & DEVICE_MASK) << DEVICE_SHIFT |
+                INSTANCE_QUEUE;
+  name_spaces(info);
+
+  const char *var;
+  const char *libs = env_or("KC_TOOLS_LIBS", "KOKKOS_TOOLS_LIBS", &var);
+  if (!libs || !*libs)
+    return;
+
+  /* Every ';'-separated entry is a tool (Kokkos itself opens only the
+   * first and leaves the rest to connector tools; see doc/tools.md). */
+  char *list = strdup(libs);
+  size_t cap = 1;
+  for (const char *c = libs; *c; c++)
+    cap += *c == ';';
+  struct tool *loaded = list ? calloc(cap, sizeof *loaded) : NULL;
+  if (!loaded) {
+    fprintf(stderr, "kc: out of memory loading the tools of %s\n", var);
+    free(list);
+    return;
+  }
+  int n = 0;
+  char *save = NULL;
+  for (char *path = strtok_r(list, ";", &save); path;
+       path = strtok_r(NULL, ";", &save)) {
+    if (tool_load(&loaded[n], path, var) != 0)
+      continue;
+    /* The same library named twice (or under two paths) is one tool. */
+    int dup = 0;
+    for (int i = 0; i < n; i++)
+      dup |= loaded[i].handle == loaded[n].handle;
+    if (dup) {
+      free(loaded[n].path);
+      continue;
+    }
+    n++;
+  }
+  free(list);
+  if (n == 0) {
+    free(loaded);
+    return;
+  }
+  tools = loaded;
+  ntools = n;
+
+  const char *args_var;
+  const char *args = env_or("KC_TOOLS_ARGS", "KOKKOS_TOOLS_ARGS", &args_var);
+  struct kp_tool_interface tpi;
+  memset(&tpi, 0, sizeof tpi);
+  tpi.fence = tool_invoked_fence;
+  for (int i = 0; i < ntools; i++) {
+    struct tool *t = &tools[i];
+    if (t->init) {
+      struct kp_device_info di = {devid_queue};
+      t->init(i, KOKKOSP_VERSION, 1, &di);
+    }
+    if (t->request_settings) {
+      struct kp_tool_settings s;
+      memset(&s, 0, sizeof s);
+      s.requires_global_fencing = true;
+      t->request_settings(1, &s);
+      t->global_fencing = s.requires_global_fencing;
+    }
+    if (t->provide_interface)
+      t->provide_interface(1, tpi);
+    tool_parse_args(t, args);
+  }
+
+  for (int i = 0; i < ntools; i++) {
+    const struct tool *t = &tools[i];
+    for (int w = 0; w < 3; w++)
+      fence_parallel[w] |= t->global_fencing &&
+                           (t->begin_parallel[w] || t->end_parallel[w]);
+    fence_region |= t->global_fencing && (t->push_region || t->pop_region);
+  }
+  kc__tools_active = 1;
+  declare_kc_metadata(info);
+}
+
+void kc__tools_finalize(void) {
+  if (!tools)
+    return;
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].finalize)
+      tools[i].finalize();
+  kc__tools_active = 0;
+  for (int i = 0; i < ntools; i++)
+    free(tools[i].path);
+  /* The libraries stay loaded: a tool may have left threads or atexit
+   * handlers behind, and a later kc_init opens the same handles again. */
+  free(tools);
+  tools = NULL;
+  ntools = 0;
+  memset(fence_parallel, 0, sizeof fence_parallel);
+  fence_region = false;
+}
+
+/* ------------------------------------------------------------ hooks */
+
 void kc__tools_begin_parallel(kc__tools_parallel what, const char *label,
-                              uint64_t *kid) { (void)what; (void)label; *kid = 0; }
-void kc__tools_end_parallel(kc__tools_parallel what, uint64_t kid) { (void)what; (void)kid; }
-void kc__tools_push_region(const char *name) { (void)name; }
-void kc__tools_pop_region(void) {}
+                              uint64_t *kid) {
+  *kid = 0;
+  if ((unsigned)what > KC__TOOLS_SCAN || !tools)
+    return;
+  if (fence_parallel[what])
+    tools_fence(global_fence_name);
+  if (!label)
+    label = "";
+  if (ntools == 1) {
+    if (tools[0].begin_parallel[what])
+      tools[0].begin_parallel[what](label, devid_queue, kid);
+    return;
+  }
+  uint64_t *ids = ids_new();
+  if (!ids)
+    return;
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].begin_parallel[what])
+      tools[i].begin_parallel[what](label, devid_queue, &ids[i]);
+  *kid = ids_pack(ids);
+}
+
+void kc__tools_end_parallel(kc__tools_parallel what, uint64_t kid) {
+  if ((unsigned)what > KC__TOOLS_SCAN || !tools)
+    return;
+  if (fence_parallel[what])
+    tools_fence(global_fence_name);
+  if (ntools == 1) {
+    if (tools[0].end_parallel[what])
+      tools[0].end_parallel[what](kid);
+    return;
+  }
+  uint64_t *ids = ids_unpack(kid);
+  if (!ids)
+    return;
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].end_parallel[what])
+      tools[i].end_parallel[what](ids[i]);
+  free(ids);
+}
+
+void kc__tools_push_region(const char *name) {
+  if (!tools)
+    return;
+  if (fence_region)
+    tools_fence(global_fence_name);
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].push_region)
+      tools[i].push_region(name ? name : "");
+}
+
+void kc__tools_pop_region(void) {
+  if (!tools)
+    return;
+  if (fence_region)
+    tools_fence(global_fence_name);
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].pop_region)
+      tools[i].pop_region();
+}
+
 void kc__tools_allocate(kc_space space, const char *label, const void *ptr,
-                        uint64_t size) { (void)space; (void)label; (void)ptr; (void)size; }
+                        uint64_t size) {
+  struct kp_space_handle h = space_handle(space);
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].allocate)
+      tools[i].allocate(h, label ? label : "", ptr, size);
+}
+
 void kc__tools_deallocate(kc_space space, const char *label, const void *ptr,
-                          uint64_t size) { (void)space; (void)label; (void)ptr; (void)size; }
+                          uint64_t size) {
+  struct kp_space_handle h = space_handle(space);
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].deallocate)
+      tools[i].deallocate(h, label ? label : "", ptr, size);
+}
+
 void kc__tools_begin_deep_copy(kc_space dst_space, const char *dst_label,
                                const void *dst, kc_space src_space,
                                const char *src_label, const void *src,
                                uint64_t size) {
-  (void)dst_space; (void)dst_label; (void)dst; (void)src_space; (void)src_label; (void)src; (void)size;
+  struct kp_space_handle dh = space_handle(dst_space);
+  struct kp_space_handle sh = space_handle(src_space);
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].begin_deep_copy)
+      tools[i].begin_deep_copy(dh, dst_label ? dst_label : "", dst, sh,
+                               src_label ? src_label : "", src, size);
 }
-void kc__tools_end_deep_copy(void) {}
-void kc__tools_begin_fence(const char *name, uint64_t *id) { (void)name; *id = 0; }
-void kc__tools_end_fence(uint64_t id) { (void)id; }
+
+void kc__tools_end_deep_copy(void) {
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].end_deep_copy)
+      tools[i].end_deep_copy();
+}
+
+void kc__tools_begin_fence(const char *name, uint64_t *id) {
+  *id = 0;
+  if (!tools)
+    return;
+  if (own_fence_name)
+    name = own_fence_name;
+  if (!name)
+    name = "kc_fence";
+  if (ntools == 1) {
+    if (tools[0].begin_fence)
+      tools[0].begin_fence(name, devid_global, id);
+    return;
+  }
+  uint64_t *ids = ids_new();
+  if (!ids)
+    return;
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].begin_fence)
+      tools[i].begin_fence(name, devid_global, &ids[i]);
+  *id = ids_pack(ids);
+}
+
+void kc__tools_end_fence(uint64_t id) {
+  if (!tools)
+    return;
+  if (ntools == 1) {
+    if (tools[0].end_fence)
+      tools[0].end_fence(id);
+    return;
+  }
+  uint64_t *ids = ids_unpack(id);
+  if (!ids)
+    return;
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].end_fence)
+      tools[i].end_fence(ids[i]);
+  free(ids);
+}
+
+void kc__tools_dual_view_modify(const char *label, const void *ptr,
+                                int on_device) {
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].dual_view_modify)
+      tools[i].dual_view_modify(label ? label : "", ptr, on_device != 0);
+}
+
+void kc__tools_dual_view_sync(const char *label, const void *ptr,
+                              int to_device) {
+  for (int i = 0; i < ntools; i++)
+    if (tools[i].dual_view_sync)
+      tools[i].dual_view_sync(label ? label : "", ptr, to_device != 0);
+}

@@ -3,6 +3,19 @@
  * The dispatch, memory and fence code calls these around its work.  Every
  * call site is guarded by `if (kc__unlikely(kc__tools_active))`, so with no
  * tool loaded the hooks cost one predictable branch.
+ *
+ * Rules for the call sites (tools.c relies on them):
+ *  - Call the hooks with no kc lock held (neither kc__rt.init_lock for the
+ *    per-operation hooks nor kc__rt.lock).  A tool may call back into kc
+ *    from a callback (the fence of Kokkos' tool programming interface), and
+ *    with Kokkos' default "global fencing" the parallel and region hooks
+ *    themselves call kc_fence().
+ *  - Every begin has its end, on the same thread, even when the operation
+ *    between them failed: tools keep stacks and id tables.
+ *  - A kernel id or fence id received from a begin hook is passed unchanged
+ *    to the matching end hook and to nothing else.
+ * The hooks themselves are thread safe once kc__tools_init has returned;
+ * init and finalize are called under kc's init lock.
  */
 #ifndef KC_LIBKC_TOOLS_H
 #define KC_LIBKC_TOOLS_H
@@ -49,5 +62,24 @@ void kc__tools_end_deep_copy(void);
 
 void kc__tools_begin_fence(const char *name, uint64_t *id);
 void kc__tools_end_fence(uint64_t id);
+
+/* ------------------------------------------------ additions (issue 7) */
+
+/* Mirrored arrays (kokkosp_dual_view_modify / kokkosp_dual_view_sync, as
+ * Kokkos' DualView reports them).  `ptr` is the side concerned: the host
+ * side with on_device/to_device 0, the target side with 1.
+ *  - modify: from kc_mirror_modify_host (on_device 0) and
+ *    kc_mirror_modify_target (on_device 1), each time they are called;
+ *  - sync: from kc_mirror_sync_host (to_device 0, host pointer) and
+ *    kc_mirror_sync_target (to_device 1, target pointer), only when the
+ *    sync actually copies, after the copy. */
+void kc__tools_dual_view_modify(const char *label, const void *ptr,
+                                int on_device);
+void kc__tools_dual_view_sync(const char *label, const void *ptr,
+                              int to_device);
+
+/* The Kokkos Tools device id of kc's one execution queue on the backend in
+ * use (see doc/tools.md for the encoding); valid after kc__tools_init. */
+uint32_t kc__tools_device_id(void);
 
 #endif
