@@ -1,0 +1,407 @@
+/* kc threads backend — the persistent fork-join thread pool (see pool.h).
+ *
+ * Fork: the caller stores (task, arg) and bumps the generation word `gen`;
+ * workers wait for `gen` to change.  Join: each worker stores the generation
+ * it finished into its own cache line (`done`); the caller scans those
+ * lines.  Waiting is a short spin with a pause instruction, then a futex
+ * sleep; the waker issues FUTEX_WAKE only when a sleeper registered itself,
+ * so back-to-back launches make no system call at all.
+ *
+ * The sleep protocol is the classic store/load (Dekker) handshake, made
+ * correct by sequentially consistent atomics on both sides:
+ *   sleeper: sleepers++ ; if (word unchanged) futex_wait(word)
+ *   waker:   word = new ; if (sleepers)       futex_wake(word)
+ * In the single total order of seq_cst operations either the sleeper sees
+ * the new word (and does not sleep) or the waker sees the sleeper (and
+ * wakes it); futex_wait itself rechecks the word in the kernel, closing the
+ * window between the check and the sleep.  The futex calls are not relied
+ * on for memory ordering (ThreadSanitizer cannot see them): every datum the
+ * tasks exchange is published by a release store and read after an acquire
+ * load of `gen` or `done`.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "pool.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Two 64-byte lines: Intel's adjacent-line prefetcher pulls pairs, and some
+ * ARM cores have 128-byte lines. */
+#define POOL_LINE 128
+
+/* How long a waiter spins before it sleeps when every thread has a CPU of
+ * its own.  Long enough to cover the gap between back-to-back launches of
+ * a typical time-step loop, short enough that an idle pool gives its CPUs
+ * back within a fraction of a millisecond. */
+#define POOL_SPIN_NS 100000u
+/* Oversubscribed: the thread we wait for may need our CPU, so only a token
+ * spin (the first round of polls below) before sleeping. */
+#define POOL_SPIN_NS_OVERSUBSCRIBED 0u
+/* Polls between clock reads while spinning. */
+#define POOL_POLLS_PER_CLOCK 64u
+
+struct worker {
+  /* The generation this worker finished last; written by the worker, read
+   * by the joining caller.  Alone in its line so that workers finishing at
+   * the same moment do not contend. */
+  alignas(POOL_LINE) _Atomic uint32_t done;
+  kc__pool *pool;
+  int tid;
+  int cpu; /* CPU it is pinned to, -1 if none */
+  pthread_t thread;
+};
+
+struct kc__pool {
+  /* The fork line, written once per launch by the owner.  task and arg are
+   * plain: they are published by the seq_cst (hence release) store of gen
+   * and only read after an acquire load of it. */
+  alignas(POOL_LINE) _Atomic uint32_t gen;
+  kc_host_task task; /* NULL tells the workers to exit */
+  void *arg;
+
+  /* Slow-path words, written only by threads about to sleep. */
+  alignas(POOL_LINE) _Atomic uint32_t sleepers; /* workers asleep on gen */
+  _Atomic uint32_t joiner_waiting; /* the owner is asleep on join_word */
+  _Atomic uint32_t join_word;      /* bumped by a worker to wake it */
+
+  /* Ownership (kc__pool_enter / leave). */
+  alignas(POOL_LINE) atomic_int busy;
+
+  /* Read only after kc__pool_create. */
+  alignas(POOL_LINE) int n;
+  int nworkers; /* workers actually started (n - 1 once created) */
+  int pinned;
+  uint64_t spin_ns;
+  struct worker *w; /* n - 1 of them; worker i is thread i + 1 */
+};
+
+/* ------------------------------------------------------------ primitives */
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  __asm__ __volatile__("yield" ::: "memory");
+#elif defined(__powerpc64__)
+  __asm__ __volatile__("or 27,27,27" ::: "memory");
+#else
+  atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t expected) {
+  /* EAGAIN (the word already changed) and EINTR are both "look again". */
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL,
+          NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *word, int count) {
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, count, NULL, NULL,
+          0);
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A bounded spin.  The clock is read only every POOL_POLLS_PER_CLOCK polls,
+ * and not at all if the wait ends within the first round, so the common
+ * short wait costs no clock read. */
+typedef struct spin {
+  uint32_t polls;
+  uint64_t deadline; /* 0 until the first clock read */
+} spin;
+
+/* Pauses once; returns 0 when the waiter should stop spinning and sleep. */
+static inline int spin_again(spin *s, uint64_t budget_ns) {
+  cpu_relax();
+  if (++s->polls % POOL_POLLS_PER_CLOCK != 0)
+    return 1;
+  uint64_t t = now_ns();
+  if (s->deadline == 0) {
+    s->deadline = t + budget_ns;
+    return budget_ns != 0;
+  }
+  return t < s->deadline;
+}
+
+/* --------------------------------------------------------------- workers */
+
+/* Waits until gen differs from `seen` and returns the new value. */
+static uint32_t worker_wait(kc__pool *p, uint32_t seen) {
+  spin s = {0, 0};
+  uint32_t g;
+  do {
+    g = atomic_load_explicit(&p->gen, memory_order_acquire);
+    if (g != seen)
+      return g;
+  } while (spin_again(&s, p->spin_ns));
+
+  atomic_fetch_add_explicit(&p->sleepers, 1, memory_order_seq_cst);
+  while ((g = atomic_load_explicit(&p->gen, memory_order_seq_cst)) == seen)
+    futex_wait(&p->gen, seen);
+  atomic_fetch_sub_explicit(&p->sleepers, 1, memory_order_relaxed);
+  return g;
+}
+
+static void *worker_main(void *opaque) {
+  struct worker *w = opaque;
+  kc__pool *p = w->pool;
+  const int tid = w->tid, n = p->n;
+  uint32_t seen = 0; /* gen is 0 until the first fork */
+
+  for (;;) {
+    seen = worker_wait(p, seen);
+    kc_host_task task = p->task;
+    void *arg = p->arg;
+    if (task == NULL)
+      return NULL;
+    task(tid, n, arg);
+    /* seq_cst: releases what the task wrote, and orders this store before
+     * the load of joiner_waiting (the join's half of the handshake). */
+    atomic_store_explicit(&w->done, seen, memory_order_seq_cst);
+    if (atomic_load_explicit(&p->joiner_waiting, memory_order_seq_cst)) {
+      atomic_fetch_add_explicit(&p->join_word, 1, memory_order_seq_cst);
+      futex_wake(&p->join_word, 1);
+    }
+  }
+}
+
+/* ----------------------------------------------------------------- owner */
+
+/* Slow half of the join: the owner sleeps until workers [from, nworkers)
+ * have finished generation g. */
+static void join_sleep(kc__pool *p, uint32_t g, int from) {
+  atomic_store_explicit(&p->joiner_waiting, 1, memory_order_seq_cst);
+  int i = from;
+  while (i < p->nworkers) {
+    uint32_t word = atomic_load_explicit(&p->join_word, memory_order_seq_cst);
+    while (i < p->nworkers &&
+           atomic_load_explicit(&p->w[i].done, memory_order_seq_cst) == g)
+      i++;
+    if (i < p->nworkers)
+      futex_wait(&p->join_word, word);
+  }
+  /* Ordered before the next fork's release of gen, so workers of the next
+   * generation see 0; a late reader of the 1 only causes a spurious wake. */
+  atomic_store_explicit(&p->joiner_waiting, 0, memory_order_relaxed);
+}
+
+static void join(kc__pool *p, uint32_t g) {
+  spin s = {0, 0};
+  for (int i = 0; i < p->nworkers; i++) {
+    while (atomic_load_explicit(&p->w[i].done, memory_order_acquire) != g) {
+      if (!spin_again(&s, p->spin_ns)) {
+        join_sleep(p, g, i);
+        return;
+      }
+    }
+  }
+}
+
+void kc__pool_parallel(void *ctx, kc_host_task task, void *arg) {
+  kc__pool *p = ctx;
+  if (p->nworkers == 0) {
+    task(0, 1, arg);
+    return;
+  }
+  /* Only the owner writes gen, so a relaxed read of it is current. */
+  uint32_t g = atomic_load_explicit(&p->gen, memory_order_relaxed) + 1;
+  p->task = task;
+  p->arg = arg;
+  atomic_store_explicit(&p->gen, g, memory_order_seq_cst);
+  if (atomic_load_explicit(&p->sleepers, memory_order_seq_cst) != 0)
+    futex_wake(&p->gen, INT_MAX);
+  task(0, p->n, arg);
+  join(p, g);
+}
+
+int kc__pool_enter(kc__pool *p) {
+  return atomic_exchange_explicit(&p->busy, 1, memory_order_acquire) == 0;
+}
+
+void kc__pool_leave(kc__pool *p) {
+  atomic_store_explicit(&p->busy, 0, memory_order_release);
+}
+
+int kc__pool_size(const kc__pool *p) { return p->n; }
+
+int kc__pool_pinned(const kc__pool *p) { return p->pinned; }
+
+/* ------------------------------------------------------ create / destroy */
+
+/* The CPUs of the calling thread's affinity mask, in increasing order. */
+static int affinity_cpus(int **out) {
+  size_t ncpu = 1024;
+  cpu_set_t *set;
+  for (;;) {
+    set = CPU_ALLOC(ncpu);
+    if (set == NULL)
+      return -ENOMEM;
+    size_t bytes = CPU_ALLOC_SIZE(ncpu);
+    if (sched_getaffinity(0, bytes, set) == 0)
+      break;
+    int e = errno;
+    CPU_FREE(set);
+    if (e != EINVAL || ncpu >= (1u << 20))
+      return -e;
+    ncpu *= 2; /* the kernel's mask is larger than ours */
+  }
+  size_t bytes = CPU_ALLOC_SIZE(ncpu);
+  int count = CPU_COUNT_S(bytes, set);
+  int *cpus = malloc((size_t)(count > 0 ? count : 1) * sizeof *cpus);
+  if (cpus == NULL) {
+    CPU_FREE(set);
+    return -ENOMEM;
+  }
+  int k = 0;
+  for (size_t c = 0; c < ncpu && k < count; c++)
+    if (CPU_ISSET_S(c, bytes, set))
+      cpus[k++] = (int)c;
+  CPU_FREE(set);
+  *out = cpus;
+  return k;
+}
+
+/* Starts worker w, pinned to w->cpu if that is >= 0.  A CPU the kernel
+ * refuses (a cpuset that changed under us) falls back to no pinning. */
+static int start_worker(struct worker *w) {
+  pthread_attr_t attr;
+  int rc = pthread_attr_init(&attr);
+  if (rc != 0)
+    return rc;
+  if (w->cpu >= 0) {
+    cpu_set_t *set = CPU_ALLOC((size_t)w->cpu + 1);
+    if (set != NULL) {
+      size_t bytes = CPU_ALLOC_SIZE((size_t)w->cpu + 1);
+      CPU_ZERO_S(bytes, set);
+      CPU_SET_S((size_t)w->cpu, bytes, set);
+      if (pthread_attr_setaffinity_np(&attr, bytes, set) != 0)
+        w->cpu = -1;
+      CPU_FREE(set);
+    } else {
+      w->cpu = -1;
+    }
+  }
+  rc = pthread_create(&w->thread, &attr, worker_main, w);
+  pthread_attr_destroy(&attr);
+  if (rc == EINVAL && w->cpu >= 0) {
+    w->cpu = -1;
+    rc = pthread_create(&w->thread, NULL, worker_main, w);
+  }
+  if (rc == 0) {
+    char name[16];
+    snprintf(name, sizeof name, "kc-worker-%d", w->tid);
+    pthread_setname_np(w->thread, name);
+  }
+  return rc;
+}
+
+/* Tells the started workers to exit and joins them. */
+static void stop_workers(kc__pool *p) {
+  if (p->nworkers == 0)
+    return;
+  uint32_t g = atomic_load_explicit(&p->gen, memory_order_relaxed) + 1;
+  p->task = NULL;
+  p->arg = NULL;
+  atomic_store_explicit(&p->gen, g, memory_order_seq_cst);
+  futex_wake(&p->gen, INT_MAX);
+  for (int i = 0; i < p->nworkers; i++)
+    pthread_join(p->w[i].thread, NULL);
+  p->nworkers = 0;
+}
+
+int kc__pool_create(kc__pool **out, int nthreads, char *err, size_t errlen) {
+  if (nthreads < 0) {
+    snprintf(err, errlen, "thread count %d is negative", nthreads);
+    return KC_EINVAL;
+  }
+  int *cpus = NULL;
+  int ncpus = affinity_cpus(&cpus);
+  if (ncpus < 0) {
+    snprintf(err, errlen, "sched_getaffinity: %s", strerror(-ncpus));
+    return ncpus == -ENOMEM ? KC_ENOMEM : KC_EINTERNAL;
+  }
+  if (ncpus == 0)
+    ncpus = 1; /* cannot happen on Linux; be safe */
+  int n = nthreads > 0 ? nthreads : ncpus;
+  int oversubscribed = n > ncpus;
+
+  kc__pool *p = aligned_alloc(POOL_LINE, sizeof *p);
+  struct worker *w = NULL;
+  if (n > 1) {
+    size_t bytes = (size_t)(n - 1) * sizeof *w;
+    bytes = (bytes + POOL_LINE - 1) / POOL_LINE * POOL_LINE;
+    w = aligned_alloc(POOL_LINE, bytes);
+  }
+  if (p == NULL || (n > 1 && w == NULL)) {
+    free(p);
+    free(w);
+    free(cpus);
+    snprintf(err, errlen, "cannot allocate a pool of %d threads", n);
+    return KC_ENOMEM;
+  }
+  memset(p, 0, sizeof *p);
+  atomic_init(&p->gen, 0);
+  atomic_init(&p->sleepers, 0);
+  atomic_init(&p->joiner_waiting, 0);
+  atomic_init(&p->join_word, 0);
+  atomic_init(&p->busy, 0);
+  p->n = n;
+  p->w = w;
+  p->spin_ns = oversubscribed ? POOL_SPIN_NS_OVERSUBSCRIBED : POOL_SPIN_NS;
+  p->pinned = n > 1 && !oversubscribed;
+
+  for (int i = 0; i < n - 1; i++) {
+    struct worker *wi = &w[i];
+    memset(wi, 0, sizeof *wi);
+    atomic_init(&wi->done, 0);
+    wi->pool = p;
+    wi->tid = i + 1;
+    wi->cpu = oversubscribed ? -1 : cpus[i + 1];
+    int rc = start_worker(wi);
+    if (rc != 0) {
+      stop_workers(p);
+      free(w);
+      free(p);
+      free(cpus);
+      snprintf(err, errlen, "cannot start worker thread %d of %d: %s", i + 1,
+               n, strerror(rc));
+      return rc == EAGAIN || rc == ENOMEM ? KC_ENOMEM : KC_EINTERNAL;
+    }
+    if (wi->cpu < 0)
+      p->pinned = 0;
+    p->nworkers = i + 1;
+  }
+  free(cpus);
+  *out = p;
+  return 0;
+}
+
+void kc__pool_destroy(kc__pool *p) {
+  if (p == NULL)
+    return;
+  stop_workers(p);
+  free(p->w);
+  free(p);
+}
