@@ -1,0 +1,310 @@
+/* libkc — launches: validation, normalisation, and the call into the
+ * backend.
+ *
+ * Everything a backend may assume about a kc_launch is established here,
+ * once, so that plugins (and the host engine) do not re-check it.  This is
+ * the per-launch path: it allocates nothing and takes one lock (kc__rt.lock,
+ * which serialises launches into the backend), plus the memory table's for
+ * a reduction whose result might be a kc allocation.
+ */
+#include <config.h>
+
+#include <string.h>
+
+#include "internal.h"
+
+typedef enum call { CALL_FOR, CALL_REDUCE, CALL_SCAN, CALL_CALL } call;
+
+static const char *const call_fn[] = {"kc_parallel_for", "kc_parallel_reduce",
+                                      "kc_parallel_scan", "kc_parallel_call"};
+
+static const char *kind_name(kc_kernel_kind k) {
+  switch (k) {
+  case KC_KERNEL_FOR:
+    return "FOR";
+  case KC_KERNEL_REDUCE:
+    return "REDUCE";
+  case KC_KERNEL_SCAN:
+    return "SCAN";
+  case KC_KERNEL_MDFOR:
+    return "MDFOR";
+  case KC_KERNEL_MDREDUCE:
+    return "MDREDUCE";
+  case KC_KERNEL_TEAM:
+    return "TEAM";
+  case KC_KERNEL_TEAM_REDUCE:
+    return "TEAM_REDUCE";
+  case KC_KERNEL_CALL:
+    return "CALL";
+  }
+  return "?";
+}
+
+static const char *policy_name(kc_policy_kind k) {
+  switch (k) {
+  case KC_POLICY_RANGE:
+    return "RANGE";
+  case KC_POLICY_MDRANGE:
+    return "MDRANGE";
+  case KC_POLICY_TEAM:
+    return "TEAM";
+  }
+  return "unknown";
+}
+
+/* Which launch call runs a kernel kind. */
+static call call_of(kc_kernel_kind k) {
+  switch (k) {
+  case KC_KERNEL_REDUCE:
+  case KC_KERNEL_MDREDUCE:
+  case KC_KERNEL_TEAM_REDUCE:
+    return CALL_REDUCE;
+  case KC_KERNEL_SCAN:
+    return CALL_SCAN;
+  case KC_KERNEL_CALL:
+    return CALL_CALL;
+  default:
+    return CALL_FOR;
+  }
+}
+
+static kc_policy_kind policy_of(kc_kernel_kind k) {
+  switch (k) {
+  case KC_KERNEL_MDFOR:
+  case KC_KERNEL_MDREDUCE:
+    return KC_POLICY_MDRANGE;
+  case KC_KERNEL_TEAM:
+  case KC_KERNEL_TEAM_REDUCE:
+    return KC_POLICY_TEAM;
+  default:
+    return KC_POLICY_RANGE;
+  }
+}
+
+/* Checks a launch and fills *l; the detail names the call and kernel. */
+static int validate(call c, kc_kernel *k, const kc_policy *p,
+                    const void *functor, size_t functor_size, kc_launch *l) {
+  const char *fn = call_fn[c];
+  if (!k)
+    return kc__error(KC_EINVAL, "%s: kernel is NULL", fn);
+  if (k->magic != KC__KERNEL_MAGIC)
+    return kc__error(KC_EINVAL, "%s: %p is not a kc kernel handle", fn,
+                     (void *)k);
+  const kc_kernel_info *ki = &k->info;
+  if (!p)
+    return kc__error(KC_EINVAL, "%s: policy is NULL (kernel '%s')", fn,
+                     ki->name);
+  if (!functor && functor_size > 0)
+    return kc__error(KC_EINVAL,
+                     "%s: functor is NULL but functor_size is %zu (kernel "
+                     "'%s')",
+                     fn, functor_size, ki->name);
+  if (call_of(ki->kind) != c)
+    return kc__error(KC_EINVAL,
+                     "%s: kernel '%s' is a %s kernel; launch it with %s", fn,
+                     ki->name, kind_name(ki->kind), call_fn[call_of(ki->kind)]);
+  kc_policy_kind want = policy_of(ki->kind);
+  if (p->kind != want)
+    return kc__error(KC_EINVAL,
+                     "%s: kernel '%s' is a %s kernel and needs a %s policy, "
+                     "not %s",
+                     fn, ki->name, kind_name(ki->kind), policy_name(want),
+                     policy_name(p->kind));
+  if (p->schedule != KC_SCHEDULE_STATIC && p->schedule != KC_SCHEDULE_DYNAMIC)
+    return kc__error(KC_EINVAL, "%s: %d is not a schedule (kernel '%s')", fn,
+                     (int)p->schedule, ki->name);
+  if (p->chunk == 0 || (p->chunk < 0 && p->chunk != KC_AUTO))
+    return kc__error(KC_EINVAL,
+                     "%s: chunk size %lld is not valid (kernel '%s'); use a "
+                     "positive size or KC_AUTO",
+                     fn, (long long)p->chunk, ki->name);
+
+  l->policy = *p;
+  switch (want) {
+  case KC_POLICY_RANGE:
+    if (p->end[0] < p->begin[0])
+      return kc__error(KC_ERANGE,
+                       "%s: end %lld < begin %lld (kernel '%s')", fn,
+                       (long long)p->end[0], (long long)p->begin[0], ki->name);
+    l->policy.rank = 1;
+    break;
+  case KC_POLICY_MDRANGE:
+    if (p->rank != ki->rank)
+      return kc__error(KC_EINVAL,
+                       "%s: kernel '%s' has rank %d but the policy has rank "
+                       "%d",
+                       fn, ki->name, ki->rank, p->rank);
+    for (int d = 0; d < p->rank; d++) {
+      if (p->end[d] < p->begin[d])
+        return kc__error(KC_ERANGE,
+                         "%s: end %lld < begin %lld in dimension %d (kernel "
+                         "'%s')",
+                         fn, (long long)p->end[d], (long long)p->begin[d], d,
+                         ki->name);
+      if (p->tile[d] < 0)
+        return kc__error(KC_EINVAL,
+                         "%s: tile %lld in dimension %d is negative (kernel "
+                         "'%s')",
+                         fn, (long long)p->tile[d], d, ki->name);
+    }
+    break;
+  case KC_POLICY_TEAM:
+    if (p->league_size < 0)
+      return kc__error(KC_ERANGE, "%s: league size %lld is negative (kernel "
+                                  "'%s')",
+                       fn, (long long)p->league_size, ki->name);
+    if (p->team_size == 0 || (p->team_size < 0 && p->team_size != KC_AUTO))
+      return kc__error(KC_EINVAL,
+                       "%s: team size %d is not valid (kernel '%s'); use a "
+                       "positive size or KC_AUTO",
+                       fn, p->team_size, ki->name);
+    if (p->vector_length < 1)
+      return kc__error(KC_EINVAL,
+                       "%s: vector length %d is not valid (kernel '%s')", fn,
+                       p->vector_length, ki->name);
+    l->policy.rank = 1;
+    l->policy.begin[0] = 0;
+    l->policy.end[0] = p->league_size;
+    break;
+  }
+  l->label = ki->name;
+  l->kernel = ki;
+  l->functor = functor;
+  l->functor_size = functor_size;
+  return 0;
+}
+
+/* The kernel's backend state and one-time preparation; rt.lock held. */
+static int prepare(kc_kernel *k) {
+  const kc_backend_ops *ops = kc__rt.ops;
+  if (ops->kernel_state_size && !k->state) {
+    k->state = kc__zalloc64(ops->kernel_state_size);
+    if (!k->state)
+      return kc__error(KC_ENOMEM,
+                       "kernel '%s': cannot allocate %zu bytes of backend "
+                       "state",
+                       k->info.name, ops->kernel_state_size);
+  }
+  if (KC__OPS_HAS(ops, kernel_prepare)) {
+    int rc = ops->kernel_prepare(kc__rt.state, &k->info, k->state);
+    if (rc < 0) {
+      /* Retried at the next launch, from zeroed state again. */
+      if (k->state)
+        memset(k->state, 0, ops->kernel_state_size);
+      return rc;
+    }
+  }
+  k->prepared = 1;
+  return 0;
+}
+
+static int launch(call c, kc_kernel *k, kc_launch *l) {
+  static const kc__tools_parallel what[] = {KC__TOOLS_FOR, KC__TOOLS_REDUCE,
+                                            KC__TOOLS_SCAN, KC__TOOLS_FOR};
+  uint64_t kid = 0;
+  int rc;
+  pthread_mutex_lock(&kc__rt.lock);
+  if (kc__unlikely(!atomic_load_explicit(&kc__rt.up, memory_order_relaxed))) {
+    rc = kc__noinit(call_fn[c]);
+    goto out;
+  }
+  if (kc__unlikely(!k->prepared) && (rc = prepare(k)) < 0)
+    goto out;
+  l->kernel_state = k->state;
+  if (kc__unlikely(kc__tools_active))
+    kc__tools_begin_parallel(what[c], l->label, &kid);
+  rc = kc__rt.ops->launch(kc__rt.state, l);
+  if (kc__unlikely(kc__tools_active))
+    kc__tools_end_parallel(what[c], kid);
+out:
+  pthread_mutex_unlock(&kc__rt.lock);
+  return rc;
+}
+
+/* A result in a kc allocation is asynchronous; anything else is a host
+ * variable the launch must have written when it returns. */
+static void result_target(kc_launch *l, void *result) {
+  l->result = result;
+  l->result_space = KC_SPACE_HOST;
+  l->result_async = 0;
+  if (result && kc__memory_space_of(result, &l->result_space))
+    l->result_async = 1;
+}
+
+int kc_parallel_for(const char *label, kc_kernel *kernel,
+                    const kc_policy *policy, const void *functor,
+                    size_t functor_size) {
+  KC__CHECK_INIT("kc_parallel_for");
+  kc_launch l;
+  memset(&l, 0, sizeof l);
+  int rc = validate(CALL_FOR, kernel, policy, functor, functor_size, &l);
+  if (rc < 0)
+    return rc;
+  if (label)
+    l.label = label;
+  return launch(CALL_FOR, kernel, &l);
+}
+
+int kc_parallel_reduce(const char *label, kc_kernel *kernel,
+                       const kc_policy *policy, const void *functor,
+                       size_t functor_size, void *result) {
+  KC__CHECK_INIT("kc_parallel_reduce");
+  kc_launch l;
+  memset(&l, 0, sizeof l);
+  int rc = validate(CALL_REDUCE, kernel, policy, functor, functor_size, &l);
+  if (rc < 0)
+    return rc;
+  if (!result)
+    return kc__error(KC_EINVAL, "kc_parallel_reduce: result is NULL (kernel "
+                                "'%s')",
+                     kernel->info.name);
+  if (label)
+    l.label = label;
+  result_target(&l, result);
+  return launch(CALL_REDUCE, kernel, &l);
+}
+
+int kc_parallel_scan(const char *label, kc_kernel *kernel,
+                     const kc_policy *policy, const void *functor,
+                     size_t functor_size, void *total) {
+  KC__CHECK_INIT("kc_parallel_scan");
+  kc_launch l;
+  memset(&l, 0, sizeof l);
+  int rc = validate(CALL_SCAN, kernel, policy, functor, functor_size, &l);
+  if (rc < 0)
+    return rc;
+  if (label)
+    l.label = label;
+  result_target(&l, total);
+  return launch(CALL_SCAN, kernel, &l);
+}
+
+int kc_parallel_call(const char *label, kc_kernel *kernel,
+                     const kc_policy *policy, int nargs, void *const *args) {
+  KC__CHECK_INIT("kc_parallel_call");
+  kc_launch l;
+  memset(&l, 0, sizeof l);
+  int rc = validate(CALL_CALL, kernel, policy, NULL, 0, &l);
+  if (rc < 0)
+    return rc;
+  if (nargs != kernel->info.nargs)
+    return kc__error(KC_ESIGNATURE,
+                     "kc_parallel_call: kernel '%s' takes %d argument(s) "
+                     "(signature \"%s\") but %d were passed",
+                     kernel->info.name, kernel->info.nargs,
+                     kernel->info.signature, nargs);
+  if (nargs > 0 && !args)
+    return kc__error(KC_EINVAL, "kc_parallel_call: args is NULL with %d "
+                                "argument(s) (kernel '%s')",
+                     nargs, kernel->info.name);
+  for (int i = 0; i < nargs; i++)
+    if (!args[i])
+      return kc__error(KC_EINVAL,
+                       "kc_parallel_call: args[%d] is NULL (kernel '%s')", i,
+                       kernel->info.name);
+  if (label)
+    l.label = label;
+  l.nargs = nargs;
+  l.args = args;
+  return launch(CALL_CALL, kernel, &l);
+}

@@ -1,0 +1,116 @@
+/* libkc — error codes, names, messages and the per-thread detail. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *kc_strerror(int code) {
+  switch (code) {
+  case 0:
+    return "success";
+#define KC__ERR_MSG(name, value, msg)                                          \
+  case value:                                                                  \
+    return msg;
+    KC_ERRNO_MAP(KC__ERR_MSG)
+#undef KC__ERR_MSG
+  default:
+    return "unknown error";
+  }
+}
+
+const char *kc_err_name(int code) {
+  switch (code) {
+  case 0:
+    return "KC_OK";
+#define KC__ERR_NAME(name, value, msg)                                         \
+  case value:                                                                  \
+    return "KC_E" #name;
+    KC_ERRNO_MAP(KC__ERR_NAME)
+#undef KC__ERR_NAME
+  default:
+    return "KC_E?";
+  }
+}
+
+/* The detail is a fixed per-thread buffer: no allocation that could fail
+ * while reporting a failure, and nothing to free at thread exit.  Longer
+ * details (a JIT log) are cut with "..." at the end. */
+#define KC__DETAIL_MAX 8192
+static _Thread_local char detail[KC__DETAIL_MAX];
+
+const char *kc_last_error(void) { return detail; }
+
+int kc__verror(int code, const char *fmt, va_list ap) {
+  int n = vsnprintf(detail, sizeof detail, fmt, ap);
+  if (n >= (int)sizeof detail)
+    memcpy(detail + sizeof detail - 4, "...", 4);
+  return code;
+}
+
+int kc__error(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kc__verror(code, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int kc_backend_error(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kc__verror(code, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int kc__noinit(const char *fn) {
+  return kc__error(KC_ENOINIT,
+                   "%s: kc is not initialized (call kc_init first)", fn);
+}
+
+/* KC_VERBOSE is read lazily and again at each kc_init, so that a program
+ * (or a test) that sets it before initialising is heard. */
+static atomic_int verbose_level = -1;
+
+void kc__verbose_refresh(void) {
+  const char *v = getenv("KC_VERBOSE");
+  int on = v && *v && strcmp(v, "0") != 0;
+  atomic_store_explicit(&verbose_level, on, memory_order_relaxed);
+}
+
+int kc__verbose_on(void) {
+  int v = atomic_load_explicit(&verbose_level, memory_order_relaxed);
+  if (v < 0) {
+    kc__verbose_refresh();
+    v = atomic_load_explicit(&verbose_level, memory_order_relaxed);
+  }
+  return v;
+}
+
+static void vverbose(const char *fmt, va_list ap) {
+  char line[4096];
+  vsnprintf(line, sizeof line, fmt, ap);
+  /* One fprintf per line so that lines from several threads do not mix. */
+  fprintf(stderr, "kc: %s\n", line);
+}
+
+void kc__verbose(const char *fmt, ...) {
+  if (!kc__verbose_on())
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vverbose(fmt, ap);
+  va_end(ap);
+}
+
+void kc_backend_verbose(const char *fmt, ...) {
+  if (!kc__verbose_on())
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vverbose(fmt, ap);
+  va_end(ap);
+}

@@ -1,0 +1,75 @@
+/* libkc — what the host offers, for host backends' info slots. */
+#include <config.h>
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int kc_host_cpu_count(void) {
+  /* The affinity mask, not the machine: a process bound by taskset, an MPI
+   * launcher or OMP_PROC_BIND must not size its pools past its CPUs. */
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n > 0)
+      return n;
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+/* The value of the first "key : value" line of /proc/cpuinfo. */
+static int cpuinfo(const char *key, char *out, size_t cap) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f)
+    return 0;
+  char line[512];
+  size_t klen = strlen(key);
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f)) {
+    if (strncmp(line, key, klen) != 0)
+      continue;
+    char *p = line + klen;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (*p != ':')
+      continue;
+    p++;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    size_t n = strcspn(p, "\n");
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+      n--;
+    if (n == 0)
+      continue;
+    snprintf(out, cap, "%.*s", (int)n, p);
+    found = 1;
+  }
+  fclose(f);
+  return found;
+}
+
+void kc_host_device_info(kc_device_info *dev) {
+  memset(dev, 0, sizeof *dev);
+  if (!cpuinfo("model name", dev->name, sizeof dev->name) &&
+      !cpuinfo("Hardware", dev->name, sizeof dev->name)) {
+    struct utsname u;
+    snprintf(dev->name, sizeof dev->name, "%s CPU",
+             uname(&u) == 0 ? u.machine : "host");
+  }
+  dev->multiprocessors = kc_host_cpu_count();
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && psize > 0)
+    dev->total_memory = (size_t)pages * (size_t)psize;
+  dev->max_threads_per_block = 1;
+  dev->warp_size = 1;
+  char mhz[64];
+  if (cpuinfo("cpu MHz", mhz, sizeof mhz))
+    dev->clock_khz = (int)(atof(mhz) * 1000.0);
+}

@@ -1,0 +1,179 @@
+/* libkc — the kernel registry.
+ *
+ * Kernels register themselves from kcc's constructors, before main and so
+ * before kc_init: the registry needs nothing from the runtime, only its own
+ * statically initialised lock.  Records are never freed (handles stay valid
+ * until exit, as kc.h promises); what a backend attached to them is
+ * released at each last kc_finalize.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define NBUCKETS 256
+static kc_kernel *buckets[NBUCKETS];
+
+static unsigned hash(const char *s) {
+  unsigned h = 2166136261u; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 16777619u;
+  return h % NBUCKETS;
+}
+
+static kc_kernel *lookup(const char *name) {
+  for (kc_kernel *k = buckets[hash(name)]; k; k = k->next)
+    if (strcmp(k->info.name, name) == 0)
+      return k;
+  return NULL;
+}
+
+static int parse_signature(const char *name, const char *sig) {
+  if (!sig)
+    return 0;
+  int n = 0;
+  for (const char *c = sig; *c; c++, n++)
+    if (!strchr("piIlLfd", *c))
+      return kc__error(KC_EINVAL,
+                       "kernel '%s': signature \"%s\" has '%c' at position "
+                       "%d; the letters are p i I l L f d",
+                       name, sig, *c, n);
+  if (n > KC__CALL_MAX_ARGS)
+    return kc__error(KC_EINVAL,
+                     "kernel '%s': signature \"%s\" has %d parameters; at "
+                     "most %d",
+                     name, sig, n, KC__CALL_MAX_ARGS);
+  return n;
+}
+
+static int is_reducing(kc_kernel_kind k) {
+  return k == KC_KERNEL_REDUCE || k == KC_KERNEL_SCAN ||
+         k == KC_KERNEL_MDREDUCE || k == KC_KERNEL_TEAM_REDUCE;
+}
+
+int kc_kernel_register(const kc_kernel_desc *desc, kc_kernel **out) {
+  if (out)
+    *out = NULL;
+  if (!desc)
+    return kc__error(KC_EINVAL, "kc_kernel_register: desc is NULL");
+  /* A desc from an older header is the prefix it has; newer fields are
+   * ignored.  Below the fields every kernel needs, it is a mistake. */
+  size_t need = offsetof(kc_kernel_desc, ptx_entry);
+  if (desc->struct_size < need)
+    return kc__error(KC_EINVAL,
+                     "kc_kernel_register: desc->struct_size is %zu; set it "
+                     "to sizeof(kc_kernel_desc)",
+                     desc->struct_size);
+  kc_kernel_desc d;
+  memset(&d, 0, sizeof d);
+  memcpy(&d, desc,
+         desc->struct_size < sizeof d ? desc->struct_size : sizeof d);
+
+  if (!d.name || !*d.name)
+    return kc__error(KC_EINVAL, "kc_kernel_register: the kernel has no name");
+  if (d.kind < KC_KERNEL_FOR || d.kind > KC_KERNEL_CALL)
+    return kc__error(KC_EINVAL, "kernel '%s': %d is not a kernel kind",
+                     d.name, (int)d.kind);
+  if (!d.host && !d.ptx)
+    return kc__error(KC_EINVAL,
+                     "kernel '%s': it has neither a host function nor PTX",
+                     d.name);
+  int md = d.kind == KC_KERNEL_MDFOR || d.kind == KC_KERNEL_MDREDUCE;
+  if (md ? (d.rank < 2 || d.rank > KC_MAX_RANK) : (d.rank < 0 || d.rank > 1))
+    return kc__error(KC_EINVAL, "kernel '%s': rank %d is not valid for its "
+                                "kind (MD kernels: 2..%d; others: 0 or 1)",
+                     d.name, d.rank, KC_MAX_RANK);
+  int nargs = 0;
+  if (d.kind == KC_KERNEL_CALL && (nargs = parse_signature(d.name,
+                                                           d.signature)) < 0)
+    return nargs;
+  kc_reducer red = d.reducer;
+  size_t vsize = 0;
+  if (is_reducing(d.kind) && (vsize = kc__reducer_complete(&red, d.name)) == 0)
+    return KC_EINVAL; /* detail set */
+  if (!is_reducing(d.kind))
+    memset(&red, 0, sizeof red);
+
+  kc_kernel *k = calloc(1, sizeof *k);
+  char *name = strdup(d.name);
+  char *entry = strdup(d.ptx_entry && *d.ptx_entry ? d.ptx_entry : d.name);
+  char *sig = strdup(d.signature ? d.signature : "");
+  if (!k || !name || !entry || !sig) {
+    free(k);
+    free(name);
+    free(entry);
+    free(sig);
+    return kc__error(KC_ENOMEM, "kc_kernel_register: out of memory for '%s'",
+                     d.name);
+  }
+  k->info.name = name;
+  k->info.kind = d.kind;
+  k->info.rank = md ? d.rank : 1;
+  k->info.host = d.host;
+  k->info.ptx = d.ptx;
+  k->info.ptx_entry = entry;
+  k->info.reducer = red;
+  k->info.value_size = vsize;
+  k->info.signature = sig;
+  k->info.nargs = nargs;
+  k->magic = KC__KERNEL_MAGIC;
+
+  pthread_mutex_lock(&reg_lock);
+  int taken = lookup(name) != NULL;
+  if (!taken) {
+    unsigned h = hash(name);
+    k->next = buckets[h];
+    buckets[h] = k;
+  }
+  pthread_mutex_unlock(&reg_lock);
+  if (taken) {
+    free(k);
+    free(name);
+    free(entry);
+    free(sig);
+    return kc__error(KC_EEXIST, "kernel '%s' is already registered", d.name);
+  }
+  if (out)
+    *out = k;
+  return 0;
+}
+
+int kc_kernel_get(const char *name, kc_kernel **out) {
+  if (out)
+    *out = NULL;
+  if (!name || !out)
+    return kc__error(KC_EINVAL, "kc_kernel_get: %s is NULL",
+                     name ? "out" : "name");
+  pthread_mutex_lock(&reg_lock);
+  kc_kernel *k = lookup(name);
+  pthread_mutex_unlock(&reg_lock);
+  if (!k)
+    return kc__error(KC_ENOKERNEL,
+                     "no kernel named '%s' is registered (is the object "
+                     "file that defines it linked in?)",
+                     name);
+  *out = k;
+  return 0;
+}
+
+const char *kc_kernel_name(const kc_kernel *k) {
+  return k ? k->info.name : NULL;
+}
+
+void kc__kernels_release(void) {
+  const kc_backend_ops *ops = kc__rt.ops;
+  pthread_mutex_lock(&reg_lock);
+  for (int b = 0; b < NBUCKETS; b++)
+    for (kc_kernel *k = buckets[b]; k; k = k->next) {
+      if (k->prepared && KC__OPS_HAS(ops, kernel_release))
+        ops->kernel_release(kc__rt.state, &k->info, k->state);
+      free(k->state);
+      k->state = NULL;
+      k->prepared = 0;
+    }
+  pthread_mutex_unlock(&reg_lock);
+}

@@ -1,0 +1,373 @@
+/* libkc — allocations and their records.
+ *
+ * Every kc allocation has a record (base, size, space, label, reference
+ * count), the idea of Kokkos' SharedAllocationRecord.  The records live in
+ * an array sorted by base address, so that any pointer into an allocation
+ * finds its record by binary search (O(log n)); that is what lets
+ * kc_memcpy infer copy directions and reject ranges that run off the end.
+ * Insertion is O(n) (a memmove of pointers), which is cheap next to the
+ * allocation itself.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct record {
+  uintptr_t base;
+  size_t size;   /* as requested; 0 is allowed */
+  kc_space space;
+  int refcount;
+  int backend;   /* allocated by the backend's mem_alloc */
+  char *label;
+} record;
+
+static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+static record **recs; /* sorted by base */
+static size_t nrecs, caprecs;
+
+/* Index of the record whose allocation contains p, or -1.  A zero-byte
+ * allocation still owns the one byte its unique pointer addresses. */
+static long find(const void *p) {
+  uintptr_t a = (uintptr_t)p;
+  size_t lo = 0, hi = nrecs;
+  while (lo < hi) { /* first record with base > a */
+    size_t mid = lo + (hi - lo) / 2;
+    if (recs[mid]->base <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0)
+    return -1;
+  const record *r = recs[lo - 1];
+  size_t span = r->size ? r->size : 1;
+  return a - r->base < span ? (long)(lo - 1) : -1;
+}
+
+static int insert(record *r) {
+  if (nrecs == caprecs) {
+    size_t cap = caprecs ? 2 * caprecs : 64;
+    record **n = realloc(recs, cap * sizeof *n);
+    if (!n)
+      return -1;
+    recs = n;
+    caprecs = cap;
+  }
+  size_t i = nrecs;
+  while (i > 0 && recs[i - 1]->base > r->base)
+    i--;
+  memmove(recs + i + 1, recs + i, (nrecs - i) * sizeof *recs);
+  recs[i] = r;
+  nrecs++;
+  return 0;
+}
+
+static void erase(long i) {
+  memmove(recs + i, recs + i + 1, (nrecs - (size_t)i - 1) * sizeof *recs);
+  nrecs--;
+}
+
+static int backend_has_memory(void) {
+  return KC__OPS_HAS(kc__rt.ops, mem_alloc);
+}
+
+/* Gives memory back to whoever allocated it; rt.lock held. */
+static void release(record *r) {
+  if (r->backend)
+    kc__rt.ops->mem_free(kc__rt.state, r->space, (void *)r->base);
+  else
+    free((void *)r->base);
+  free(r->label);
+  free(r);
+}
+
+int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
+  if (!out)
+    return kc__error(KC_EINVAL, "kc_malloc: out is NULL");
+  *out = NULL;
+  if ((unsigned)space >= KC_SPACE_COUNT)
+    return kc__error(KC_EINVAL, "kc_malloc: %d is not a memory space",
+                     (int)space);
+  KC__CHECK_INIT("kc_malloc");
+  record *r = calloc(1, sizeof *r);
+  char *lab = strdup(label ? label : "");
+  if (!r || !lab) {
+    free(r);
+    free(lab);
+    return kc__error(KC_ENOMEM, "kc_malloc: out of memory for the record of "
+                                "'%s'",
+                     label ? label : "");
+  }
+  r->size = bytes;
+  r->space = space;
+  r->refcount = 1;
+  r->label = lab;
+  /* Zero bytes still gets its own byte, so the pointer is unique. */
+  size_t ask = bytes ? bytes : 1;
+  void *p = NULL;
+  int rc = 0;
+
+  pthread_mutex_lock(&kc__rt.lock);
+  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)) {
+    rc = kc__noinit("kc_malloc");
+  } else if (backend_has_memory()) {
+    r->backend = 1;
+    rc = kc__rt.ops->mem_alloc(kc__rt.state, space, ask, &p);
+    if (rc == 0 && !p)
+      rc = KC_ENOMEM;
+    if (rc < 0) {
+      char why[1024];
+      snprintf(why, sizeof why, "%s", kc_last_error());
+      kc__error(rc,
+                "kc_malloc: cannot allocate %zu bytes of %s memory for '%s' "
+                "on backend '%s'%s%s",
+                bytes, kc_space_name(space), lab, kc__rt.name,
+                *why ? ": " : "", why);
+    }
+  } else {
+    size_t n = (ask + 63) & ~(size_t)63;
+    p = n >= ask ? aligned_alloc(64, n) : NULL;
+    if (!p)
+      rc = kc__error(KC_ENOMEM,
+                     "kc_malloc: cannot allocate %zu bytes of %s memory for "
+                     "'%s'",
+                     bytes, kc_space_name(space), lab);
+  }
+  if (rc == 0) {
+    r->base = (uintptr_t)p;
+    pthread_mutex_lock(&mem_lock);
+    int ok = insert(r) == 0;
+    pthread_mutex_unlock(&mem_lock);
+    if (!ok) {
+      release(r);
+      r = NULL;
+      rc = kc__error(KC_ENOMEM, "kc_malloc: out of memory for the record "
+                                "table");
+    }
+  }
+  pthread_mutex_unlock(&kc__rt.lock);
+  if (rc < 0) {
+    if (r) {
+      free(r->label);
+      free(r);
+    }
+    return rc;
+  }
+  if (kc__unlikely(kc__tools_active))
+    kc__tools_allocate(space, lab, p, bytes);
+  *out = p;
+  return 0;
+}
+
+int kc_free(void *p) {
+  if (!p)
+    return 0;
+  KC__CHECK_INIT("kc_free");
+  pthread_mutex_lock(&kc__rt.lock);
+  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)) {
+    pthread_mutex_unlock(&kc__rt.lock);
+    return kc__noinit("kc_free");
+  }
+  pthread_mutex_lock(&mem_lock);
+  long i = find(p);
+  record *r = i >= 0 ? recs[i] : NULL;
+  int rc = 0;
+  if (!r) {
+    rc = kc__error(KC_ENOTKC,
+                   "kc_free: %p is not a live kc allocation (kc did not "
+                   "allocate it, or it was already freed)",
+                   p);
+  } else if (r->base != (uintptr_t)p) {
+    rc = kc__error(KC_ENOTKC,
+                   "kc_free: %p points inside allocation '%s' (which starts "
+                   "at %p), not at its start",
+                   p, r->label, (void *)r->base);
+    r = NULL;
+  } else if (--r->refcount > 0) {
+    r = NULL; /* still referenced */
+  } else {
+    erase(i);
+  }
+  pthread_mutex_unlock(&mem_lock);
+  if (r) {
+    if (kc__unlikely(kc__tools_active))
+      kc__tools_deallocate(r->space, r->label, p, r->size);
+    /* The backend may still be using the memory. */
+    if (r->backend && KC__OPS_HAS(kc__rt.ops, fence))
+      kc__rt.ops->fence(kc__rt.state);
+    release(r);
+  }
+  pthread_mutex_unlock(&kc__rt.lock);
+  return rc;
+}
+
+int kc_retain(void *p) {
+  KC__CHECK_INIT("kc_retain");
+  pthread_mutex_lock(&mem_lock);
+  long i = find(p);
+  if (i >= 0)
+    recs[i]->refcount++;
+  pthread_mutex_unlock(&mem_lock);
+  if (i < 0)
+    return kc__error(KC_ENOTKC, "kc_retain: %p is not inside a live kc "
+                                "allocation",
+                     p);
+  return 0;
+}
+
+int kc_pointer_info(const void *p, kc_alloc_info *out) {
+  KC__CHECK_INIT("kc_pointer_info");
+  if (!out)
+    return kc__error(KC_EINVAL, "kc_pointer_info: out is NULL");
+  pthread_mutex_lock(&mem_lock);
+  long i = find(p);
+  if (i >= 0) {
+    const record *r = recs[i];
+    out->base = (void *)r->base;
+    out->size = r->size;
+    out->space = r->space;
+    out->label = r->label;
+    out->refcount = r->refcount;
+  }
+  pthread_mutex_unlock(&mem_lock);
+  if (i < 0)
+    return kc__error(KC_ENOTKC, "kc_pointer_info: %p is not inside a live kc "
+                                "allocation",
+                     p);
+  return 0;
+}
+
+int kc__memory_space_of(const void *p, kc_space *space) {
+  pthread_mutex_lock(&mem_lock);
+  long i = find(p);
+  if (i >= 0)
+    *space = recs[i]->space;
+  pthread_mutex_unlock(&mem_lock);
+  return i >= 0;
+}
+
+/* The space and label of [p, p + bytes), checking that a kc allocation
+ * holds all of it; mem_lock held. */
+static int classify(const char *fn, const char *what, const void *p,
+                    size_t bytes, kc_space *space, const char **label) {
+  long i = find(p);
+  if (i < 0) {
+    *space = KC_SPACE_HOST;
+    *label = NULL;
+    return 0;
+  }
+  const record *r = recs[i];
+  size_t off = (uintptr_t)p - r->base;
+  if (bytes > r->size || off > r->size - bytes)
+    return kc__error(KC_EINVAL,
+                     "%s: %zu bytes at %s %p run past the end of allocation "
+                     "'%s' (%zu bytes at %p)",
+                     fn, bytes, what, p, r->label, r->size, (void *)r->base);
+  *space = r->space;
+  *label = r->label;
+  return 0;
+}
+
+static int copy(const char *fn, void *dst, const void *src, size_t bytes,
+                int async) {
+  if (bytes == 0)
+    return 0;
+  if (!dst || !src)
+    return kc__error(KC_EINVAL, "%s: %s is NULL with %zu bytes to copy", fn,
+                     dst ? "src" : "dst", bytes);
+  KC__CHECK_INIT(fn);
+  pthread_mutex_lock(&kc__rt.lock);
+  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)) {
+    pthread_mutex_unlock(&kc__rt.lock);
+    return kc__noinit(fn);
+  }
+  kc_space ds, ss;
+  const char *dl, *sl;
+  pthread_mutex_lock(&mem_lock);
+  int rc = classify(fn, "destination", dst, bytes, &ds, &dl);
+  if (rc == 0)
+    rc = classify(fn, "source", src, bytes, &ss, &sl);
+  pthread_mutex_unlock(&mem_lock);
+  if (rc == 0) {
+    if (kc__unlikely(kc__tools_active))
+      kc__tools_begin_deep_copy(ds, dl ? dl : "", dst, ss, sl ? sl : "", src,
+                                bytes);
+    const kc_backend_ops *ops = kc__rt.ops;
+    if (backend_has_memory()) {
+      rc = ops->mem_copy(kc__rt.state, dst, ds, src, ss, bytes, async);
+    } else {
+      /* Host memory: order after earlier launches, then copy.  memmove,
+       * because nothing stops a caller from copying within one array. */
+      if (KC__OPS_HAS(ops, fence))
+        rc = ops->fence(kc__rt.state);
+      if (rc == 0)
+        memmove(dst, src, bytes);
+    }
+    if (kc__unlikely(kc__tools_active))
+      kc__tools_end_deep_copy();
+  }
+  pthread_mutex_unlock(&kc__rt.lock);
+  return rc;
+}
+
+int kc_memcpy(void *dst, const void *src, size_t bytes) {
+  return copy("kc_memcpy", dst, src, bytes, 0);
+}
+
+int kc_memcpy_async(void *dst, const void *src, size_t bytes) {
+  return copy("kc_memcpy_async", dst, src, bytes, 1);
+}
+
+int kc_memset(void *p, int value, size_t bytes) {
+  if (bytes == 0)
+    return 0;
+  if (!p)
+    return kc__error(KC_EINVAL, "kc_memset: p is NULL with %zu bytes to set",
+                     bytes);
+  KC__CHECK_INIT("kc_memset");
+  pthread_mutex_lock(&kc__rt.lock);
+  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)) {
+    pthread_mutex_unlock(&kc__rt.lock);
+    return kc__noinit("kc_memset");
+  }
+  kc_space space;
+  const char *label;
+  pthread_mutex_lock(&mem_lock);
+  int rc = classify("kc_memset", "destination", p, bytes, &space, &label);
+  pthread_mutex_unlock(&mem_lock);
+  if (rc == 0) {
+    const kc_backend_ops *ops = kc__rt.ops;
+    if (backend_has_memory()) {
+      rc = ops->mem_set(kc__rt.state, p, space, value, bytes);
+    } else {
+      if (KC__OPS_HAS(ops, fence))
+        rc = ops->fence(kc__rt.state);
+      if (rc == 0)
+        memset(p, value, bytes);
+    }
+  }
+  pthread_mutex_unlock(&kc__rt.lock);
+  return rc;
+}
+
+void kc__memory_release_all(void) {
+  pthread_mutex_lock(&mem_lock);
+  if (nrecs)
+    kc__verbose("kc_finalize: freeing %zu allocation(s) still live", nrecs);
+  for (size_t i = 0; i < nrecs; i++) {
+    record *r = recs[i];
+    kc__verbose("  '%s': %zu bytes of %s memory at %p, refcount %d",
+                r->label, r->size, kc_space_name(r->space), (void *)r->base,
+                r->refcount);
+    release(r);
+  }
+  free(recs);
+  recs = NULL;
+  nrecs = caprecs = 0;
+  pthread_mutex_unlock(&mem_lock);
+}

@@ -1,0 +1,129 @@
+/* libkc — mirrored arrays (Kokkos DualView, Kokkidio DualViewMap).
+ *
+ * A mirror is two kc allocations, a host side and a target side, and two
+ * "modified" flags.  When the backend's device space is host memory (its
+ * info leaves the device bit out of `spaces`) both sides are one
+ * allocation: syncs copy nothing, yet the flags are still kept, so a
+ * program that forgets a sync is caught on the host backends too.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct kc_mirror {
+  void *host;
+  void *target; /* == host when the target is the host */
+  size_t bytes;
+  int modified_host;
+  int modified_target;
+  char label[96];
+};
+
+int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label) {
+  if (!out)
+    return kc__error(KC_EINVAL, "kc_mirror_create: out is NULL");
+  *out = NULL;
+  KC__CHECK_INIT("kc_mirror_create");
+  kc_mirror *m = calloc(1, sizeof *m);
+  if (!m)
+    return kc__error(KC_ENOMEM, "kc_mirror_create: out of memory");
+  snprintf(m->label, sizeof m->label, "%s", label ? label : "");
+  m->bytes = bytes;
+  int rc = kc_malloc(&m->host, bytes, KC_SPACE_HOST, label);
+  if (rc == 0) {
+    if (kc__rt.spaces & (1u << KC_SPACE_DEVICE)) {
+      rc = kc_malloc(&m->target, bytes, KC_SPACE_DEVICE, label);
+      if (rc < 0)
+        kc_free(m->host);
+    } else {
+      m->target = m->host;
+    }
+  }
+  if (rc < 0) {
+    free(m);
+    return rc;
+  }
+  *out = m;
+  return 0;
+}
+
+int kc_mirror_destroy(kc_mirror *m) {
+  if (!m)
+    return 0;
+  KC__CHECK_INIT("kc_mirror_destroy");
+  int rc = kc_free(m->host);
+  if (m->target != m->host) {
+    int rc2 = kc_free(m->target);
+    if (rc == 0)
+      rc = rc2;
+  }
+  free(m);
+  return rc;
+}
+
+void *kc_mirror_host(const kc_mirror *m) { return m ? m->host : NULL; }
+void *kc_mirror_target(const kc_mirror *m) { return m ? m->target : NULL; }
+size_t kc_mirror_size(const kc_mirror *m) { return m ? m->bytes : 0; }
+
+int kc_mirror_modify_host(kc_mirror *m) {
+  KC__CHECK_INIT("kc_mirror_modify_host");
+  if (!m)
+    return kc__error(KC_EINVAL, "kc_mirror_modify_host: mirror is NULL");
+  m->modified_host = 1;
+  return 0;
+}
+
+int kc_mirror_modify_target(kc_mirror *m) {
+  KC__CHECK_INIT("kc_mirror_modify_target");
+  if (!m)
+    return kc__error(KC_EINVAL, "kc_mirror_modify_target: mirror is NULL");
+  m->modified_target = 1;
+  return 0;
+}
+
+static int both_modified(const char *fn, const kc_mirror *m) {
+  return kc__error(KC_EINVAL,
+                   "%s: both sides of mirror '%s' were marked modified "
+                   "without a sync in between; one side's changes would be "
+                   "lost",
+                   fn, m->label);
+}
+
+/* Makes side `to` current from side `from`, whose modified flag is *stale. */
+static int sync_side(const char *fn, kc_mirror *m, int to_host) {
+  KC__CHECK_INIT(fn);
+  if (!m)
+    return kc__error(KC_EINVAL, "%s: mirror is NULL", fn);
+  if (m->modified_host && m->modified_target)
+    return both_modified(fn, m);
+  int stale = to_host ? m->modified_target : m->modified_host;
+  if (!stale)
+    return 0;
+  if (m->host != m->target) {
+    int rc = to_host ? kc_memcpy(m->host, m->target, m->bytes)
+                     : kc_memcpy(m->target, m->host, m->bytes);
+    if (rc < 0)
+      return rc;
+  }
+  m->modified_host = m->modified_target = 0;
+  return 0;
+}
+
+int kc_mirror_sync_host(kc_mirror *m) {
+  return sync_side("kc_mirror_sync_host", m, 1);
+}
+
+int kc_mirror_sync_target(kc_mirror *m) {
+  return sync_side("kc_mirror_sync_target", m, 0);
+}
+
+int kc_mirror_need_sync_host(const kc_mirror *m) {
+  return m && m->host != m->target && m->modified_target;
+}
+
+int kc_mirror_need_sync_target(const kc_mirror *m) {
+  return m && m->host != m->target && m->modified_host;
+}
