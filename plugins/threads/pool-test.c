@@ -1,0 +1,285 @@
+/* Unit test of the fork-join pool alone (no libkc, no plugin loading).
+ *
+ * Checks that every fork runs each tid exactly once with the right thread
+ * count, that what tasks write with plain stores is visible after the join
+ * (run it under ThreadSanitizer to check the orderings), hand-written
+ * static and dynamic reductions, the sleep/wake path (pauses between forks
+ * let the workers fall asleep), oversubscription, ownership (nested and
+ * concurrent claims), and create/destroy cycles.
+ *
+ * KC_POOL_TEST_ROUNDS sets the number of fork-joins of the main loop
+ * (default 200000).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "pool.h"
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAXT 64
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,         \
+              #cond);                                                          \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+#define CHECK_EQ(a, b)                                                         \
+  do {                                                                         \
+    long long a_ = (long long)(a), b_ = (long long)(b);                        \
+    if (a_ != b_) {                                                            \
+      fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__,      \
+              __LINE__, #a, #b, a_, b_);                                       \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+typedef struct padded {
+  alignas(128) long v;
+} padded;
+
+struct count {
+  int n;
+  _Atomic long total;
+  _Atomic uint64_t seen; /* bit tid: tid ran in this fork */
+  _Atomic int bad_n;
+  padded per[MAXT]; /* plain stores, one line per thread */
+};
+
+static void count_task(int tid, int n, void *arg) {
+  struct count *c = arg;
+  if (n != c->n || tid < 0 || tid >= n)
+    atomic_fetch_add(&c->bad_n, 1);
+  atomic_fetch_add_explicit(&c->total, 1, memory_order_relaxed);
+  atomic_fetch_or_explicit(&c->seen, 1ull << tid, memory_order_relaxed);
+  c->per[tid].v++;
+}
+
+struct sum {
+  long n_items, chunk;
+  _Atomic long next; /* dynamic schedule: next unclaimed index */
+  padded part[MAXT];
+};
+
+static void static_sum(int tid, int n, void *arg) {
+  struct sum *s = arg;
+  long b = s->n_items * tid / n, e = s->n_items * (tid + 1) / n, acc = 0;
+  for (long i = b; i < e; i++)
+    acc += i;
+  s->part[tid].v = acc;
+}
+
+static void dynamic_sum(int tid, int n, void *arg) {
+  (void)n;
+  struct sum *s = arg;
+  long acc = 0;
+  for (;;) {
+    long b = atomic_fetch_add(&s->next, s->chunk);
+    if (b >= s->n_items)
+      break;
+    long e = b + s->chunk < s->n_items ? b + s->chunk : s->n_items;
+    for (long i = b; i < e; i++)
+      acc += i;
+  }
+  s->part[tid].v = acc;
+}
+
+struct nest {
+  kc__pool *pool;
+  _Atomic int refused;
+};
+
+static void nest_task(int tid, int n, void *arg) {
+  (void)tid;
+  (void)n;
+  struct nest *s = arg;
+  if (!kc__pool_enter(s->pool))
+    atomic_fetch_add(&s->refused, 1);
+}
+
+/* Tries to claim the pool from a thread outside it; releases a claim it
+ * got.  Returns whether it got one. */
+static void *claim_from_other_thread(void *arg) {
+  int got = kc__pool_enter(arg);
+  if (got)
+    kc__pool_leave(arg);
+  return (void *)(intptr_t)got;
+}
+
+/* Several application threads launching at once, as the core would if it
+ * did not serialise launches: one owns the pool, the others run inline. */
+struct racer {
+  kc__pool *pool;
+  long iters, inline_runs;
+  struct sum s;
+};
+
+static void *race_launches(void *arg) {
+  struct racer *r = arg;
+  for (long i = 0; i < r->iters; i++) {
+    int n = 1;
+    r->s.n_items = 1 + i % 1000;
+    if (kc__pool_enter(r->pool)) {
+      n = kc__pool_size(r->pool);
+      kc__pool_parallel(r->pool, static_sum, &r->s);
+      kc__pool_leave(r->pool);
+    } else {
+      static_sum(0, 1, &r->s);
+      r->inline_runs++;
+    }
+    long got = 0;
+    for (int t = 0; t < n; t++)
+      got += r->s.part[t].v;
+    CHECK_EQ(got, r->s.n_items * (r->s.n_items - 1) / 2);
+  }
+  return NULL;
+}
+
+static void race(int nthreads, int napp, long iters) {
+  char err[256];
+  kc__pool *p = NULL;
+  CHECK_EQ(kc__pool_create(&p, nthreads, err, sizeof err), 0);
+  pthread_t th[8];
+  struct racer *r = calloc((size_t)napp, sizeof *r);
+  CHECK(r != NULL && napp <= 8);
+  for (int i = 0; i < napp; i++) {
+    r[i].pool = p;
+    r[i].iters = iters;
+    CHECK_EQ(pthread_create(&th[i], NULL, race_launches, &r[i]), 0);
+  }
+  long inl = 0;
+  for (int i = 0; i < napp; i++) {
+    CHECK_EQ(pthread_join(th[i], NULL), 0);
+    inl += r[i].inline_runs;
+  }
+  printf("ok: %d application threads sharing a pool of %d, %ld launches, "
+         "%ld ran inline\n",
+         napp, kc__pool_size(p), napp * iters, inl);
+  kc__pool_destroy(p);
+  free(r);
+}
+
+static void run(int nthreads, long rounds, int pause_every) {
+  char err[256];
+  kc__pool *p = NULL;
+  int rc = kc__pool_create(&p, nthreads, err, sizeof err);
+  if (rc != 0) {
+    fprintf(stderr, "kc__pool_create(%d): %d: %s\n", nthreads, rc, err);
+    exit(1);
+  }
+  int n = kc__pool_size(p);
+  CHECK(n >= 1 && n <= MAXT);
+  if (nthreads > 0)
+    CHECK_EQ(n, nthreads);
+  CHECK(kc__pool_enter(p));
+
+  struct count *c = calloc(1, sizeof *c);
+  CHECK(c != NULL);
+  c->n = n;
+  uint64_t all = n == 64 ? ~0ull : (1ull << n) - 1;
+  for (long r = 0; r < rounds; r++) {
+    atomic_store_explicit(&c->seen, 0, memory_order_relaxed);
+    kc__pool_parallel(p, count_task, c);
+    CHECK_EQ(atomic_load_explicit(&c->seen, memory_order_relaxed), all);
+    if (pause_every && r % pause_every == 0)
+      usleep(200 + (unsigned)(r % 800)); /* long enough to fall asleep */
+  }
+  CHECK_EQ(atomic_load(&c->bad_n), 0);
+  CHECK_EQ(atomic_load(&c->total), rounds * n);
+  for (int t = 0; t < n; t++)
+    CHECK_EQ(c->per[t].v, rounds);
+
+  struct sum *s = calloc(1, sizeof *s);
+  CHECK(s != NULL);
+  for (long items = 0; items < 5000; items += 131) {
+    long want = items * (items - 1) / 2, got = 0;
+    s->n_items = items;
+    kc__pool_parallel(p, static_sum, s);
+    for (int t = 0; t < n; t++)
+      got += s->part[t].v;
+    CHECK_EQ(got, want);
+
+    s->chunk = 1 + items % 17;
+    atomic_store(&s->next, 0);
+    kc__pool_parallel(p, dynamic_sum, s);
+    got = 0;
+    for (int t = 0; t < n; t++)
+      got += s->part[t].v;
+    CHECK_EQ(got, want);
+  }
+
+  /* Owned: every task's claim and another thread's claim are refused. */
+  struct nest ns = {p, 0};
+  kc__pool_parallel(p, nest_task, &ns);
+  CHECK_EQ(atomic_load(&ns.refused), n);
+  pthread_t th;
+  void *res;
+  CHECK_EQ(pthread_create(&th, NULL, claim_from_other_thread, p), 0);
+  CHECK_EQ(pthread_join(th, &res), 0);
+  CHECK_EQ((intptr_t)res, 0);
+  kc__pool_leave(p);
+  /* Released: another thread may claim it, and after that this one. */
+  CHECK_EQ(pthread_create(&th, NULL, claim_from_other_thread, p), 0);
+  CHECK_EQ(pthread_join(th, &res), 0);
+  CHECK_EQ((intptr_t)res, 1);
+  CHECK(kc__pool_enter(p));
+  atomic_store(&c->seen, 0);
+  kc__pool_parallel(p, count_task, c);
+  CHECK_EQ(atomic_load(&c->seen), all);
+  kc__pool_leave(p);
+
+  printf("ok: %d thread%s, %s, %ld fork-joins%s\n", n, n == 1 ? "" : "s",
+         kc__pool_pinned(p) ? "pinned" : "not pinned", rounds,
+         pause_every ? " with pauses (futex sleep/wake)" : "");
+  kc__pool_destroy(p);
+  free(c);
+  free(s);
+}
+
+int main(void) {
+  const char *env = getenv("KC_POOL_TEST_ROUNDS");
+  long rounds = env ? atol(env) : 200000;
+  if (rounds < 1)
+    rounds = 1;
+
+  run(0, rounds, 0);           /* default size: one thread per CPU */
+  run(1, 1000, 0);             /* no workers */
+  run(2, rounds / 10, 50);     /* sleep/wake path */
+  run(8, rounds / 20, 0);      /* oversubscribed on small machines */
+  run(8, rounds / 100 + 1, 25);
+  run(MAXT, rounds / 200 + 1, 0);
+
+  race(2, 3, rounds / 20 + 1);
+  race(4, 2, rounds / 50 + 1);
+
+  char err[128];
+  kc__pool *p = NULL;
+  CHECK_EQ(kc__pool_create(&p, -1, err, sizeof err), KC_EINVAL);
+  CHECK(strstr(err, "negative") != NULL);
+  printf("ok: negative size refused: %s\n", err);
+
+  for (int i = 0; i < 100; i++) {
+    CHECK_EQ(kc__pool_create(&p, 1 + i % 9, err, sizeof err), 0);
+    if (i % 2) {
+      CHECK(kc__pool_enter(p));
+      kc__pool_parallel(p, nest_task, &(struct nest){p, 0});
+      kc__pool_leave(p);
+    }
+    kc__pool_destroy(p);
+  }
+  kc__pool_destroy(NULL);
+  printf("ok: 100 create/destroy cycles\n");
+  return 0;
+}
