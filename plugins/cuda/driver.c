@@ -1,0 +1,144 @@
+/* kc CUDA plugin — opening the CUDA driver at run time.
+ *
+ * The plugin links against nothing of CUDA: it dlopen()s libcuda.so.1 the
+ * first time it is probed, so the same plugin file loads on machines with
+ * no driver and says why it cannot work there.  The library is never
+ * closed: the driver keeps threads and state for the process's lifetime.
+ */
+#include <config.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kc/backend.h>
+
+#include "cu.h"
+
+static kc__cu_api api;
+static int api_status; /* 0 ok, else the KC_E code of the failure */
+static char api_why[512];
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+
+/* Each entry: where it goes, the symbol, whether it may be missing. */
+#define SYM(field, name, optional)                                             \
+  { (void **)&api.field, name, optional }
+static const struct {
+  void **slot;
+  const char *name;
+  int optional;
+} syms[] = {
+    SYM(cuInit, "cuInit", 0),
+    SYM(cuDriverGetVersion, "cuDriverGetVersion", 0),
+    SYM(cuGetErrorName, "cuGetErrorName", 0),
+    SYM(cuGetErrorString, "cuGetErrorString", 0),
+    SYM(cuDeviceGetCount, "cuDeviceGetCount", 0),
+    SYM(cuDeviceGet, "cuDeviceGet", 0),
+    SYM(cuDeviceGetName, "cuDeviceGetName", 0),
+    SYM(cuDeviceGetAttribute, "cuDeviceGetAttribute", 0),
+    SYM(cuDeviceTotalMem, "cuDeviceTotalMem_v2", 0),
+    SYM(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 0),
+    SYM(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", 0),
+    SYM(cuCtxSetCurrent, "cuCtxSetCurrent", 0),
+    SYM(cuStreamCreate, "cuStreamCreate", 0),
+    SYM(cuStreamDestroy, "cuStreamDestroy_v2", 0),
+    SYM(cuStreamSynchronize, "cuStreamSynchronize", 0),
+    SYM(cuEventCreate, "cuEventCreate", 0),
+    SYM(cuEventDestroy, "cuEventDestroy_v2", 0),
+    SYM(cuEventRecord, "cuEventRecord", 0),
+    SYM(cuEventSynchronize, "cuEventSynchronize", 0),
+    SYM(cuMemAlloc, "cuMemAlloc_v2", 0),
+    SYM(cuMemFree, "cuMemFree_v2", 0),
+    SYM(cuMemAllocManaged, "cuMemAllocManaged", 0),
+    SYM(cuMemHostAlloc, "cuMemHostAlloc", 0),
+    SYM(cuMemFreeHost, "cuMemFreeHost", 0),
+    SYM(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", 0),
+    SYM(cuMemcpyAsync, "cuMemcpyAsync", 0),
+    SYM(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", 0),
+    SYM(cuMemsetD8Async, "cuMemsetD8Async", 0),
+    SYM(cuModuleLoadDataEx, "cuModuleLoadDataEx", 0),
+    SYM(cuModuleUnload, "cuModuleUnload", 0),
+    SYM(cuModuleGetFunction, "cuModuleGetFunction", 0),
+    SYM(cuModuleGetGlobal, "cuModuleGetGlobal_v2", 0),
+    SYM(cuFuncGetAttribute, "cuFuncGetAttribute", 0),
+    SYM(cuFuncGetParamInfo, "cuFuncGetParamInfo", 1),
+    SYM(cuOccupancyMaxActiveBlocksPerMultiprocessor,
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor", 0),
+    SYM(cuLaunchKernel, "cuLaunchKernel", 0),
+};
+
+static void load(void) {
+  /* KC_CUDA_DRIVER lets tests point at a stand-in library (or a missing
+   * one); the default is the driver's versioned soname. */
+  const char *file = getenv("KC_CUDA_DRIVER");
+  if (!file || !*file)
+    file = "libcuda.so.1";
+  void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *e = dlerror();
+    snprintf(api_why, sizeof api_why, "no CUDA driver (%s)",
+             e ? e : file);
+    api_status = KC_ENODEV;
+    return;
+  }
+  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+    *syms[i].slot = dlsym(lib, syms[i].name);
+    if (!*syms[i].slot && !syms[i].optional) {
+      snprintf(api_why, sizeof api_why,
+               "no CUDA driver: %s lacks %s (the driver is too old)", file,
+               syms[i].name);
+      api_status = KC_ENODEV;
+      return;
+    }
+  }
+  CUresult r = api.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    snprintf(api_why, sizeof api_why, "no CUDA device (cuInit: %s)",
+             kc__cu_errstr(r));
+    api_status = KC_ENODEV;
+    return;
+  }
+  api_status = 0;
+}
+
+const kc__cu_api *kc__cu_load(void) {
+  pthread_once(&api_once, load);
+  if (api_status != 0) {
+    kc_backend_error(api_status, "%s", api_why);
+    return NULL;
+  }
+  return &api;
+}
+
+const char *kc__cu_errstr(CUresult r) {
+  static _Thread_local char buf[256];
+  const char *name = NULL, *msg = NULL;
+  if (api.cuGetErrorName)
+    api.cuGetErrorName(r, &name);
+  if (api.cuGetErrorString)
+    api.cuGetErrorString(r, &msg);
+  if (name && msg)
+    snprintf(buf, sizeof buf, "%s (%s)", name, msg);
+  else
+    snprintf(buf, sizeof buf, "CUDA error %d", (int)r);
+  return buf;
+}
+
+int kc__cu_is_sticky(CUresult r) {
+  switch (r) {
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_LAUNCH_FAILED:
+    return 1;
+  default:
+    return 0;
+  }
+}

@@ -1,0 +1,598 @@
+/* kc CUDA plugin — modules, launch geometry, functor staging and launches.
+ *
+ * kernel_prepare does everything that needs a lookup, once per kernel:
+ * loads the PTX module (once per PTX text), finds the entries, reads the
+ * parameter layout, deduces the block size and the resident grid, sizes the
+ * reduction scratch.  A launch then only picks the functor's way in, fills
+ * the kc_cuda_args, and calls the driver.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
+
+/* Initial size of the global-memory staging ring (each side). */
+#define GLOBAL_RING_BYTES (4u << 20)
+
+/* ------------------------------------------------------------ modules */
+
+static int module_load(kc__cuda_state *s, const kc_kernel_info *k,
+                       kc__cuda_module **out) {
+  for (kc__cuda_module *m = s->modules; m; m = m->next)
+    if (m->ptx == k->ptx) {
+      m->users++;
+      *out = m;
+      return 0;
+    }
+  const kc__cu_api *cu = s->cu;
+  kc__cuda_module *m = calloc(1, sizeof *m);
+  if (!m)
+    return kc_backend_error(KC_ENOMEM, "cuda: out of memory");
+  static char elog[16384], ilog[4096];
+  elog[0] = ilog[0] = 0;
+  int opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *vals[] = {elog, (void *)(uintptr_t)sizeof elog, ilog,
+                  (void *)(uintptr_t)sizeof ilog};
+  CUresult r = cu->cuModuleLoadDataEx(&m->mod, k->ptx, 4, opts, vals);
+  if (r != CUDA_SUCCESS) {
+    free(m);
+    if (kc__cu_is_sticky(r))
+      return kc__cuda_fail(s, r, KC_EJIT, "cuModuleLoadDataEx");
+    size_t n = strlen(elog);
+    while (n && (elog[n - 1] == '\n' || elog[n - 1] == ' '))
+      elog[--n] = 0;
+    return kc_backend_error(KC_EJIT,
+                            "cuda: kernel '%s': the driver could not load "
+                            "its PTX: %s%s%s",
+                            k->name, kc__cu_errstr(r),
+                            n ? "; JIT log:\n" : " (the JIT left no log)",
+                            elog);
+  }
+  if (ilog[0])
+    kc_backend_verbose("cuda: JIT of '%s': %s", k->name, ilog);
+  m->ptx = k->ptx;
+  r = cu->cuModuleGetGlobal(&m->staging, &m->staging_size, m->mod,
+                            KC_CUDA_STAGING_SYMBOL);
+  if (r != CUDA_SUCCESS) {
+    m->staging = 0; /* a module not built from kernel.h, or without it */
+    m->staging_size = 0;
+  }
+  m->users = 1;
+  m->next = s->modules;
+  s->modules = m;
+  *out = m;
+  return 0;
+}
+
+static void ring_free(kc__cuda_state *s, kc__cuda_ring *r) {
+  const kc__cu_api *cu = s->cu;
+  for (int h = 0; h < 2; h++)
+    if (r->ev[h])
+      cu->cuEventDestroy(r->ev[h]);
+  if (r->host)
+    cu->cuMemFreeHost(r->host);
+  if (r->owns_dev && r->dev)
+    cu->cuMemFree(r->dev);
+  memset(r, 0, sizeof *r);
+}
+
+static void module_put(kc__cuda_state *s, kc__cuda_module *m) {
+  if (--m->users > 0)
+    return;
+  for (kc__cuda_module **p = &s->modules; *p; p = &(*p)->next)
+    if (*p == m) {
+      *p = m->next;
+      break;
+    }
+  ring_free(s, &m->ring);
+  s->cu->cuModuleUnload(m->mod);
+  free(m);
+}
+
+/* ------------------------------------------------------------ geometry */
+
+/* Kokkos' cuda_deduce_block_size: over block sizes from the largest the
+ * function allows down to 32, the one with the most resident threads per
+ * SM; at equal occupancy the smaller block, but not below 128.
+ * `smem_per_thread` is the dynamic shared memory each thread needs. */
+static int deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
+                  size_t smem_per_thread) {
+  const kc__cu_api *cu = s->cu;
+  int fmax = 0, fstatic = 0;
+  cu->cuFuncGetAttribute(&fmax, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                         e->fn);
+  cu->cuFuncGetAttribute(&fstatic, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, e->fn);
+  int maxb = s->info.max_threads_per_block;
+  if (fmax > 0 && fmax < maxb)
+    maxb = fmax;
+  maxb -= maxb % 32;
+  size_t smem_limit = s->info.shared_memory_per_block > (size_t)fstatic
+                          ? s->info.shared_memory_per_block - (size_t)fstatic
+                          : 0;
+  int best = 0, best_tps = 0, best_bps = 0;
+  for (int b = maxb; b > 0; b -= 32) {
+    size_t dyn = (size_t)b * smem_per_thread;
+    if (dyn > smem_limit)
+      continue;
+    int bps = 0;
+    CUresult r = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&bps, e->fn,
+                                                                 b, dyn);
+    if (r != CUDA_SUCCESS)
+      return kc__cuda_fail(s, r, KC_ELAUNCH,
+                           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    int tps = bps * b;
+    if (tps > s->max_threads_per_sm) {
+      bps = s->max_threads_per_sm / b;
+      tps = bps * b;
+    }
+    if (bps >= 1 && (tps > best_tps || (b >= 128 && tps == best_tps))) {
+      best = b;
+      best_tps = tps;
+      best_bps = bps;
+    }
+  }
+  if (best == 0)
+    return kc_backend_error(KC_ESCRATCH,
+                            "cuda: kernel '%s': no block size fits the "
+                            "device (%zu bytes of shared memory per thread, "
+                            "%zu per block available)",
+                            kname, smem_per_thread, smem_limit);
+  e->block = (unsigned)best;
+  e->max_grid = (unsigned)best_bps * (unsigned)s->info.multiprocessors;
+  e->smem = (unsigned)((size_t)best * smem_per_thread);
+  return 0;
+}
+
+static int find_entry(kc__cuda_state *s, kc__cuda_kernel *K, const char *base,
+                      const char *suffix, CUfunction *fn) {
+  char name[512];
+  if (snprintf(name, sizeof name, "%s%s", base, suffix) >= (int)sizeof name)
+    return kc_backend_error(KC_EINVAL, "cuda: entry name '%s%s' is too long",
+                            base, suffix);
+  CUresult r = s->cu->cuModuleGetFunction(fn, K->mod->mod, name);
+  if (r == CUDA_ERROR_NOT_FOUND) {
+    *fn = NULL;
+    return 0;
+  }
+  return r ? kc__cuda_fail(s, r, KC_EJIT, "cuModuleGetFunction") : 0;
+}
+
+/* Reduction scratch: one value per resident block.  Grown here, never on
+ * the launch path; the stream is drained first because an earlier launch
+ * may still use the old buffer. */
+static int ensure_partials(kc__cuda_state *s, size_t bytes) {
+  if (bytes <= s->partials_size)
+    return 0;
+  const kc__cu_api *cu = s->cu;
+  CUresult r = cu->cuStreamSynchronize(s->stream);
+  if (r)
+    return kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamSynchronize");
+  if (s->partials)
+    cu->cuMemFree(s->partials);
+  s->partials = 0;
+  s->partials_size = 0;
+  bytes = ALIGN_UP(bytes, 4096);
+  if ((r = cu->cuMemAlloc(&s->partials, bytes)) != CUDA_SUCCESS)
+    return kc__cuda_fail(s, r, KC_ENOMEM, "allocating reduction scratch");
+  s->partials_size = bytes;
+  return 0;
+}
+
+static int ensure_result_slot(kc__cuda_state *s, size_t bytes) {
+  if (bytes <= s->res_size)
+    return 0;
+  const kc__cu_api *cu = s->cu;
+  CUresult r = cu->cuStreamSynchronize(s->stream);
+  if (r)
+    return kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamSynchronize");
+  if (s->res_host)
+    cu->cuMemFreeHost(s->res_host);
+  s->res_host = NULL;
+  s->res_size = 0;
+  bytes = ALIGN_UP(bytes < 256 ? 256 : bytes, 256);
+  if ((r = cu->cuMemHostAlloc(&s->res_host, bytes,
+                              CU_MEMHOSTALLOC_PORTABLE |
+                                  CU_MEMHOSTALLOC_DEVICEMAP)) != CUDA_SUCCESS)
+    return kc__cuda_fail(s, r, KC_ENOMEM, "allocating the result slot");
+  if ((r = cu->cuMemHostGetDevicePointer(&s->res_dev, s->res_host, 0)) !=
+      CUDA_SUCCESS)
+    return kc__cuda_fail(s, r, KC_EDEVICE, "cuMemHostGetDevicePointer");
+  s->res_size = bytes;
+  return 0;
+}
+
+int kc__cuda_kernel_prepare(void *state, const kc_kernel_info *k,
+                            void *kernel_state) {
+  kc__cuda_state *s = state;
+  kc__cuda_kernel *K = kernel_state;
+  if (s->sticky)
+    return kc__cuda_sticky(s);
+  int rc = kc__cuda_current(s);
+  if (rc)
+    return rc;
+  switch (k->kind) {
+  case KC_KERNEL_FOR:
+  case KC_KERNEL_REDUCE:
+  case KC_KERNEL_SCAN:
+  case KC_KERNEL_CALL:
+    break;
+  default:
+    return kc_backend_error(KC_ENOTSUP,
+                            "cuda: kernel '%s': multi-dimensional and team "
+                            "kernels have no device expansion yet; the CUDA "
+                            "backend runs FOR, REDUCE, SCAN and CALL kernels",
+                            k->name);
+  }
+  if (!k->ptx)
+    return kc_backend_error(KC_ENOKERNEL,
+                            "kernel '%s' has no PTX: rebuild its .kc.c with "
+                            "kcc and a PTX compiler (KC_NVCC)",
+                            k->name);
+  memset(K, 0, sizeof *K);
+  if ((rc = module_load(s, k, &K->mod)) != 0)
+    return rc;
+
+  if (k->kind == KC_KERNEL_CALL) {
+    if ((rc = find_entry(s, K, k->ptx_entry, "", &K->call.fn)) != 0)
+      goto fail;
+    if (!K->call.fn) {
+      rc = kc_backend_error(KC_ENOKERNEL,
+                            "cuda: kernel '%s': its PTX has no entry '%s'",
+                            k->name, k->ptx_entry);
+      goto fail;
+    }
+    if ((rc = deduce(s, k->name, &K->call, 0)) != 0)
+      goto fail;
+    return 0;
+  }
+
+  if ((rc = find_entry(s, K, k->ptx_entry, KC_CUDA_ENTRY_PARAM, &K->p.fn)) ||
+      (rc = find_entry(s, K, k->ptx_entry, KC_CUDA_ENTRY_GLOBAL, &K->g.fn)))
+    goto fail;
+  if (!K->g.fn) {
+    rc = kc_backend_error(KC_ENOKERNEL,
+                          "cuda: kernel '%s': its PTX has no entry '%s%s' "
+                          "(kernels for kc_parallel_for/reduce/scan come "
+                          "from <kc/kernel.h> built with kcc)",
+                          k->name, k->ptx_entry, KC_CUDA_ENTRY_GLOBAL);
+    goto fail;
+  }
+  int reducing = k->kind != KC_KERNEL_FOR;
+  K->value_size = reducing ? k->value_size : 0;
+  K->ordered = k->kind == KC_KERNEL_REDUCE &&
+               k->reducer.op == KC_REDUCE_CUSTOM;
+  if (reducing && k->reducer.op != KC_REDUCE_CUSTOM) {
+    if (k->value_size > sizeof K->proto.ident || !k->reducer.identity) {
+      rc = kc_backend_error(KC_EINVAL,
+                            "cuda: kernel '%s': built-in reducer without a "
+                            "host identity of at most %zu bytes",
+                            k->name, sizeof K->proto.ident);
+      goto fail;
+    }
+    k->reducer.identity(K->proto.ident);
+  }
+  if ((rc = deduce(s, k->name, &K->g, K->value_size)) != 0)
+    goto fail;
+  if (K->p.fn) {
+    if ((rc = deduce(s, k->name, &K->p, K->value_size)) != 0)
+      goto fail;
+    /* Where and how large the functor parameter really is (CUDA >= 12.4):
+     * it guards against a functor_size that is not sizeof the functor
+     * type, and against the placeholder of functors too large for the
+     * parameter space. */
+    K->param_off = ALIGN_UP(sizeof(kc_cuda_args), 8);
+    if (s->cu->cuFuncGetParamInfo) {
+      size_t off = 0, size = 0;
+      if (s->cu->cuFuncGetParamInfo(K->p.fn, 1, &off, &size) == CUDA_SUCCESS) {
+        K->param_off = off;
+        K->param_size = size;
+      }
+    }
+  }
+  if (reducing) {
+    unsigned grid = K->g.max_grid > K->p.max_grid ? K->g.max_grid
+                                                  : K->p.max_grid;
+    if ((rc = ensure_partials(s, (size_t)grid * K->value_size)) != 0 ||
+        (rc = ensure_result_slot(s, K->value_size)) != 0)
+      goto fail;
+  }
+  kc_backend_verbose("cuda: kernel '%s': block %u, %u resident blocks%s%s",
+                     k->name, K->g.block, K->g.max_grid,
+                     K->p.fn ? "; by-value entry, functor parameter of "
+                             : "; no by-value entry",
+                     K->p.fn ? (K->param_size ? "known size" : "unknown size")
+                             : "");
+  return 0;
+fail:
+  module_put(s, K->mod);
+  memset(K, 0, sizeof *K);
+  return rc;
+}
+
+void kc__cuda_kernel_release(void *state, const kc_kernel_info *k,
+                             void *kernel_state) {
+  kc__cuda_state *s = state;
+  kc__cuda_kernel *K = kernel_state;
+  (void)k;
+  if (K->mod) {
+    kc__cuda_current(s);
+    module_put(s, K->mod);
+  }
+  memset(K, 0, sizeof *K);
+}
+
+void kc__cuda_launch_finalize(kc__cuda_state *s) {
+  const kc__cu_api *cu = s->cu;
+  /* Modules whose kernels were not released (the core releases them all
+   * before finalize; this is the safety net). */
+  while (s->modules) {
+    kc__cuda_module *m = s->modules;
+    s->modules = m->next;
+    ring_free(s, &m->ring);
+    cu->cuModuleUnload(m->mod);
+    free(m);
+  }
+  ring_free(s, &s->gring);
+  if (s->partials)
+    cu->cuMemFree(s->partials);
+  s->partials = 0;
+  s->partials_size = 0;
+  if (s->res_host)
+    cu->cuMemFreeHost(s->res_host);
+  s->res_host = NULL;
+  s->res_size = 0;
+}
+
+/* ------------------------------------------------------------- staging */
+
+static int ring_setup(kc__cuda_state *s, kc__cuda_ring *r, CUdeviceptr dev,
+                      size_t size) {
+  const kc__cu_api *cu = s->cu;
+  CUresult e;
+  memset(r, 0, sizeof *r);
+  if (!dev) {
+    if ((e = cu->cuMemAlloc(&dev, size)) != CUDA_SUCCESS)
+      return kc__cuda_fail(s, e, KC_ENOMEM, "allocating functor staging");
+    r->owns_dev = 1;
+  }
+  r->dev = dev;
+  r->size = size;
+  void *h = NULL;
+  if ((e = cu->cuMemHostAlloc(&h, size, CU_MEMHOSTALLOC_PORTABLE)) !=
+          CUDA_SUCCESS ||
+      (r->host = h, (e = cu->cuEventCreate(&r->ev[0],
+                                           CU_EVENT_DISABLE_TIMING))) !=
+          CUDA_SUCCESS ||
+      (e = cu->cuEventCreate(&r->ev[1], CU_EVENT_DISABLE_TIMING)) !=
+          CUDA_SUCCESS) {
+    ring_free(s, r);
+    return kc__cuda_fail(s, e, KC_ENOMEM, "setting up functor staging");
+  }
+  return 0;
+}
+
+static inline int ring_wait(kc__cuda_state *s, kc__cuda_ring *r, int h) {
+  if (!r->pending[h])
+    return 0;
+  r->pending[h] = 0;
+  CUresult e = s->cu->cuEventSynchronize(r->ev[h]);
+  return e ? kc__cuda_fail(s, e, KC_EDEVICE, "cuEventSynchronize") : 0;
+}
+
+/* Copies n functor bytes into the next slot; *dst receives its device
+ * address.  The copy is queued on the stream before the launch that reads
+ * it, so it also waits for the kernels before it. */
+static int ring_stage(kc__cuda_state *s, kc__cuda_ring *r, const void *src,
+                      size_t n, CUdeviceptr *dst) {
+  const kc__cu_api *cu = s->cu;
+  size_t sz = ALIGN_UP(n ? n : 1, 256), half = r->size / 2, off;
+  CUresult e;
+  int rc;
+  if (sz > half) {
+    /* Larger than half the ring: it takes the whole of it. */
+    if ((rc = ring_wait(s, r, 0)) || (rc = ring_wait(s, r, 1)))
+      return rc;
+    off = 0;
+    r->half = 1;
+    r->cursor = r->size;
+  } else {
+    if (r->cursor + sz > (size_t)(r->half + 1) * half) {
+      /* Leave this half: its slots are free once the copies queued so far
+       * have run. */
+      if ((e = cu->cuEventRecord(r->ev[r->half], s->stream)) != CUDA_SUCCESS)
+        return kc__cuda_fail(s, e, KC_ELAUNCH, "cuEventRecord");
+      r->pending[r->half] = 1;
+      r->half ^= 1;
+      r->cursor = (size_t)r->half * half;
+      if ((rc = ring_wait(s, r, r->half)) != 0)
+        return rc;
+    }
+    off = r->cursor;
+    r->cursor += sz;
+  }
+  memcpy(r->host + off, src, n);
+  if ((e = cu->cuMemcpyHtoDAsync(r->dev + off, r->host + off, n, s->stream)) !=
+      CUDA_SUCCESS)
+    return kc__cuda_fail(s, e, KC_ELAUNCH, "staging a functor (cuMemcpyHtoDAsync)");
+  if (sz > half) {
+    if ((e = cu->cuEventRecord(r->ev[0], s->stream)) != CUDA_SUCCESS)
+      return kc__cuda_fail(s, e, KC_ELAUNCH, "cuEventRecord");
+    r->pending[0] = 1;
+  }
+  *dst = r->dev + off;
+  return 0;
+}
+
+/* --------------------------------------------------------------- launch */
+
+static const char *const mode_names[] = {"auto", "param", "constant",
+                                         "global"};
+
+static int launch_error(kc__cuda_state *s, CUresult r, const kc_kernel_info *k,
+                        unsigned grid, unsigned block, unsigned smem) {
+  if (kc__cu_is_sticky(r) || r == CUDA_ERROR_OUT_OF_MEMORY)
+    return kc__cuda_fail(s, r, KC_ELAUNCH, "cuLaunchKernel");
+  return kc_backend_error(KC_ELAUNCH,
+                          "cuda: launching kernel '%s' (grid %u, block %u, "
+                          "%u B shared memory): %s",
+                          k->name, grid, block, smem, kc__cu_errstr(r));
+}
+
+static int launch_call(kc__cuda_state *s, kc__cuda_kernel *K,
+                       const kc_launch *l, kc_index n) {
+  if (n == 0)
+    return 0;
+  unsigned b = K->call.block;
+  kc_index g = (n + b - 1) / b;
+  if (g > 0x7fffffff)
+    return kc_backend_error(KC_ERANGE,
+                            "cuda: kernel '%s': %lld indices need more "
+                            "blocks than a grid has",
+                            l->kernel->name, (long long)n);
+  s->last_kernel = l->kernel->name;
+  CUresult r = s->cu->cuLaunchKernel(K->call.fn, (unsigned)g, 1, 1, b, 1, 1, 0,
+                                     s->stream, (void **)l->args, NULL);
+  return r ? launch_error(s, r, l->kernel, (unsigned)g, b, 0) : 0;
+}
+
+int kc__cuda_launch(void *state, const kc_launch *l) {
+  kc__cuda_state *s = state;
+  kc__cuda_kernel *K = l->kernel_state;
+  const kc_kernel_info *k = l->kernel;
+  const kc__cu_api *cu = s->cu;
+  if (s->sticky)
+    return kc__cuda_sticky(s);
+  int rc = kc__cuda_current(s);
+  if (rc)
+    return rc;
+  if (l->policy.kind != KC_POLICY_RANGE)
+    return kc_backend_error(KC_ENOTSUP,
+                            "cuda: kernel '%s': only range policies run on "
+                            "the CUDA backend",
+                            k->name);
+  const kc_index begin = l->policy.begin[0], end = l->policy.end[0];
+  const kc_index n = end - begin;
+  if (k->kind == KC_KERNEL_CALL)
+    return launch_call(s, K, l, n);
+  if (n == 0 && k->kind == KC_KERNEL_FOR)
+    return 0;
+
+  /* How the functor gets in: by value if the by-value entry takes exactly
+   * this functor and the driver takes that many parameter bytes; else the
+   * module's constant region if it is large enough; else global memory.
+   * A forced mode that cannot take this functor falls to the next one. */
+  const size_t fsize = l->functor_size;
+  const int param_ok =
+      K->p.fn && K->param_off + fsize <= s->max_param &&
+      (K->param_size == 0 ? fsize > 0 : K->param_size == fsize || fsize == 0);
+  const int const_ok = K->mod->staging && fsize <= K->mod->staging_size;
+  int mode = s->mode;
+  if (mode == MODE_AUTO)
+    mode = param_ok ? MODE_PARAM : const_ok ? MODE_CONSTANT : MODE_GLOBAL;
+  else if ((mode == MODE_PARAM && !param_ok) ||
+           (mode == MODE_CONSTANT && !const_ok)) {
+    int want = mode;
+    mode = (mode == MODE_PARAM && const_ok) ? MODE_CONSTANT : MODE_GLOBAL;
+    if (!K->fallback_noted) {
+      K->fallback_noted = 1;
+      kc_backend_verbose("cuda: kernel '%s': a %zu-byte functor cannot go "
+                         "by %s; using %s",
+                         k->name, fsize, mode_names[want], mode_names[mode]);
+    }
+  }
+
+  const kc__cuda_entry *e = mode == MODE_PARAM ? &K->p : &K->g;
+  kc_cuda_args a = K->proto;
+  a.begin = begin;
+  a.end = end;
+  kc_index g = (n + e->block - 1) / e->block;
+  if (g > (kc_index)e->max_grid)
+    g = e->max_grid;
+  if (g < 1)
+    g = 1;
+  const unsigned grid = (unsigned)g;
+
+  /* The functor: its bytes (by value) or the address of its staged copy. */
+  static const unsigned char zeros[64];
+  CUdeviceptr fptr = 0;
+  const void *fparam = l->functor;
+  if (mode == MODE_PARAM) {
+    if (fsize == 0)
+      fparam = zeros; /* an empty C struct is one byte in C++ */
+  } else {
+    kc__cuda_ring *r = &s->gring;
+    if (mode == MODE_CONSTANT) {
+      r = &K->mod->ring;
+      if (!r->host && (rc = ring_setup(s, r, K->mod->staging,
+                                       K->mod->staging_size)) != 0)
+        return rc;
+    } else if (!r->host || fsize > r->size) {
+      size_t want = GLOBAL_RING_BYTES;
+      while (want < 2 * ALIGN_UP(fsize, 256))
+        want *= 2;
+      if (r->host) {
+        CUresult sr = cu->cuStreamSynchronize(s->stream);
+        if (sr)
+          return kc__cuda_fail(s, sr, KC_EDEVICE, "cuStreamSynchronize");
+        ring_free(s, r);
+      }
+      if ((rc = ring_setup(s, r, 0, want)) != 0)
+        return rc;
+    }
+    if ((rc = ring_stage(s, r, l->functor, fsize, &fptr)) != 0)
+      return rc;
+    fparam = &fptr;
+  }
+  void *params[2] = {&a, (void *)fparam};
+
+  s->last_kernel = k->name;
+  CUresult r;
+  if (k->kind == KC_KERNEL_FOR) {
+    r = cu->cuLaunchKernel(e->fn, grid, 1, 1, e->block, 1, 1, 0, s->stream,
+                           params, NULL);
+    return r ? launch_error(s, r, k, grid, e->block, 0) : 0;
+  }
+
+  /* Reductions and scans. */
+  const size_t vs = K->value_size;
+  const int to_host = !l->result_async || l->result_space == KC_SPACE_HOST;
+  a.partials = (void *)(uintptr_t)s->partials;
+  a.counter = (unsigned int *)(uintptr_t)s->counter;
+  a.result = l->result == NULL ? NULL
+             : to_host        ? (void *)(uintptr_t)s->res_dev
+                              : l->result;
+  if (K->ordered || k->kind == KC_KERNEL_SCAN) {
+    a.chunk = (n + grid - 1) / grid;
+    if (a.chunk < 1)
+      a.chunk = 1;
+  }
+  if (k->kind == KC_KERNEL_SCAN) {
+    a.pass = 0;
+    r = cu->cuLaunchKernel(e->fn, grid, 1, 1, e->block, 1, 1, e->smem,
+                           s->stream, params, NULL);
+    if (r)
+      return launch_error(s, r, k, grid, e->block, e->smem);
+    a.pass = 1;
+    a.result = NULL;
+    /* The second pass reads the functor from the same place: cuLaunchKernel
+     * copied the parameters (and the staged copy is still in its slot). */
+  }
+  r = cu->cuLaunchKernel(e->fn, grid, 1, 1, e->block, 1, 1, e->smem, s->stream,
+                         params, NULL);
+  if (r)
+    return launch_error(s, r, k, grid, e->block, e->smem);
+  if (to_host && l->result) {
+    if ((r = cu->cuStreamSynchronize(s->stream)) != CUDA_SUCCESS)
+      return kc__cuda_fail(s, r, KC_EDEVICE,
+                           "waiting for a reduction's result");
+    memcpy(l->result, s->res_host, vs);
+  }
+  return 0;
+}

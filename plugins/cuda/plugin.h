@@ -1,0 +1,121 @@
+/* kc CUDA plugin — its state, shared by the plugin's files.
+ *
+ * The core allocates `kc__cuda_state` (zeroed) and one `kc__cuda_kernel` per
+ * kernel, and serialises every call into the plugin (backend.h), so nothing
+ * here needs a lock.  Everything a launch needs is found through these two
+ * structs: no lookups, allocations or system calls beyond the driver calls
+ * themselves happen on the launch path.
+ */
+#ifndef KC_CUDA_PLUGIN_H
+#define KC_CUDA_PLUGIN_H
+
+#include <kc/backend.h>
+#define KC_CUDA_ABI_ONLY 1
+#include <kc/kernel_cuda.h>
+
+#include "cu.h"
+
+/* How a functor reaches the kernel (KC_CUDA_LAUNCH). */
+enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
+
+/* A ring of staging slots: pinned host memory mirrored by a device region
+ * of the same size (a module's __constant__ region, or global memory).  A
+ * functor is written into the host side and copied into the same offset of
+ * the device side with cuMemcpyHtoDAsync on the stream, so consecutive
+ * launches never wait for each other.  A slot's host bytes may be reused
+ * once its copy has run: one event per half ring, recorded when the ring
+ * moves on to the other half, and waited for before the half is refilled
+ * (the scheme that measured best, DESIGN.md). */
+typedef struct kc__cuda_ring {
+  unsigned char *host; /* pinned, `size` bytes; NULL until first use */
+  CUdeviceptr dev;
+  size_t size;   /* bytes on each side */
+  size_t cursor; /* next free offset */
+  int half;      /* the half the cursor is in */
+  int pending[2];
+  CUevent ev[2];
+  int owns_dev; /* dev was allocated for the ring (global ring) */
+} kc__cuda_ring;
+
+/* One PTX module: loaded once per PTX text (several kernels of one .kc.c
+ * file share it), with its constant staging region and ring. */
+typedef struct kc__cuda_module {
+  const char *ptx;
+  CUmodule mod;
+  CUdeviceptr staging; /* KC_CUDA_STAGING_SYMBOL, or 0 */
+  size_t staging_size;
+  kc__cuda_ring ring; /* over the staging region, set up on first use */
+  int users;          /* kernels prepared on it */
+  struct kc__cuda_module *next;
+} kc__cuda_module;
+
+/* One device entry with its launch geometry, deduced once. */
+typedef struct kc__cuda_entry {
+  CUfunction fn; /* NULL if the module has no such entry */
+  unsigned block;
+  unsigned max_grid; /* resident blocks on the whole device at `block` */
+  unsigned smem;     /* dynamic shared memory per block */
+} kc__cuda_entry;
+
+/* Per kernel (the core's kernel_state bytes). */
+typedef struct kc__cuda_kernel {
+  kc__cuda_module *mod;
+  kc__cuda_entry p;   /* <entry>__kcp, functor by value */
+  kc__cuda_entry g;   /* <entry>__kcg, functor through a pointer */
+  kc__cuda_entry call;/* CALL kernels: <entry> itself */
+  size_t param_off;   /* offset of the functor parameter of __kcp */
+  size_t param_size;  /* its size, 0 if the driver cannot say */
+  size_t value_size;
+  int ordered;        /* custom reducer: contiguous chunks (a.chunk) */
+  kc_cuda_args proto; /* ident filled once */
+  int fallback_noted; /* KC_VERBOSE said once that a forced mode fell back */
+} kc__cuda_kernel;
+
+typedef struct kc__cuda_state {
+  const kc__cu_api *cu;
+  int ordinal, ndev, driver_version;
+  CUdevice dev;
+  CUcontext ctx;
+  unsigned generation; /* of this init, for kc__cuda_current */
+  CUstream stream;
+  kc_device_info info;
+  int max_threads_per_sm;
+  size_t max_param; /* kernel parameter bytes the driver takes */
+  int mode;         /* forced launch mode, MODE_AUTO if none */
+  int verbose;
+  /* A fault that made the context unusable; every later call reports it. */
+  CUresult sticky;
+  const char *last_kernel; /* name of the latest kernel launched */
+  kc__cuda_module *modules;
+  kc__cuda_ring gring; /* global-memory staging */
+  /* Reductions and scans: one value per block, the last-block counter, and
+   * the mapped pinned slot a blocking reduction's result lands in. */
+  CUdeviceptr partials;
+  size_t partials_size;
+  CUdeviceptr counter;
+  void *res_host;
+  CUdeviceptr res_dev;
+  size_t res_size;
+} kc__cuda_state;
+
+/* Makes the plugin's context current on the calling thread (cheap when it
+ * already is: a thread-local compare). */
+int kc__cuda_current(kc__cuda_state *s);
+
+/* Turns a failed driver call into a kc error: a fault that poisons the
+ * context becomes KC_ESTICKY (and is remembered); CUDA_ERROR_OUT_OF_MEMORY
+ * KC_ENOMEM; anything else `code`.  `what` says which operation. */
+int kc__cuda_fail(kc__cuda_state *s, CUresult r, int code, const char *what);
+
+/* KC_ESTICKY with the remembered fault, for calls after it. */
+int kc__cuda_sticky(kc__cuda_state *s);
+
+/* Launch path (launch.c). */
+int kc__cuda_kernel_prepare(void *state, const kc_kernel_info *k,
+                            void *kernel_state);
+void kc__cuda_kernel_release(void *state, const kc_kernel_info *k,
+                             void *kernel_state);
+int kc__cuda_launch(void *state, const kc_launch *l);
+void kc__cuda_launch_finalize(kc__cuda_state *s);
+
+#endif /* KC_CUDA_PLUGIN_H */
