@@ -41,6 +41,7 @@ struct job {
   kc_index nunits;
   kc_index chunk;       /* units per chunk, or KC_AUTO */
   int dynamic;          /* chunks from the shared counter */
+  int reduces;          /* has per-thread accumulators */
   int scan;             /* contiguous shares, two passes */
   int final;            /* scan: the pass that stores */
   int nshares;          /* scan pass 2: the shares pass 1 used */
@@ -208,7 +209,10 @@ static const char *backend_label(void) {
   return kc__rt.name ? kc__rt.name : "host";
 }
 
-/* Fills the kind-specific part of the job. */
+/* Fills the kind-specific part of the job: its unit function, and whether
+ * it reduces (accumulators) or scans.  The job arrives set up for a 1-D
+ * range (units = indices from policy.begin[0], the policy's chunk and
+ * schedule); another kind overrides nunits/base/chunk here. */
 static int setup(job *j, const kc_launch *l) {
   const kc_kernel_info *k = l->kernel;
   switch (k->kind) {
@@ -217,9 +221,11 @@ static int setup(job *j, const kc_launch *l) {
     break;
   case KC_KERNEL_REDUCE:
     j->run = run_reduce;
+    j->reduces = 1;
     break;
   case KC_KERNEL_SCAN:
     j->run = run_scan;
+    j->reduces = 1;
     j->scan = 1;
     break;
   case KC_KERNEL_CALL:
@@ -259,9 +265,6 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
 
   job j;
   memset(&j, 0, sizeof j);
-  int rc = setup(&j, l);
-  if (rc < 0)
-    return rc;
   j.l = l;
   j.functor = l->functor;
   j.host = k->host;
@@ -270,9 +273,11 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   j.chunk = l->policy.chunk;
   j.dynamic = l->policy.schedule == KC_SCHEDULE_DYNAMIC;
   j.capacity = x->nthreads;
-  int reducing = k->kind == KC_KERNEL_REDUCE || k->kind == KC_KERNEL_SCAN;
+  int rc = setup(&j, l);
+  if (rc < 0)
+    return rc;
 
-  if (!reducing) {
+  if (!j.reduces) {
     if (j.nunits > 0)
       x->parallel(x->ctx, task, &j);
     goto done;
