@@ -26,9 +26,9 @@
 
 KCC = $(top_builddir)/tools/kcc
 KCCFLAGS =
-# The in-tree headers, never the installed ones.
-KCC_ENV = CC='$(CC)' KC_NVCC='$(KC_NVCC)' KC_PTX_ARCH='$(KC_PTX_ARCH)' \
-	KCC_INCLUDEDIR=
+# The in-tree headers, never the installed ones.  The PTX architecture is
+# kcc's configured default (KCCFLAGS=--ptx-arch=compute_XX overrides it).
+KCC_ENV = CC='$(CC)' KC_NVCC='$(KC_NVCC)' KCC_INCLUDEDIR=
 KCC_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/include
 KCC_COMPILE = $(KCC_ENV) $(KCC) $(DEFS) $(DEFAULT_INCLUDES) $(INCLUDES) \
 	$(KCC_CPPFLAGS) $(AM_CPPFLAGS) $(CPPFLAGS) $(AM_CFLAGS) $(CFLAGS) \
