@@ -411,14 +411,14 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
 
 #define KC_FOR(name, ftype, f, i, ...)                                         \
   struct name##__kcb {                                                         \
-    KC__DEV void run(const ftype *f, kc_index i) { __VA_ARGS__ }               \
+    KC__DEV void run(const ftype *f, kc_index i) { __VA_ARGS__; }               \
   };                                                                           \
   typedef kc__for_drv<ftype, name##__kcb> name##__kcd;                        \
   KC__CUDA_ENTRIES(name, ftype, name##__kcd)
 
 #define KC__REDUCE(name, ftype, f, i, V, Op, acc, ...)                         \
   struct name##__kcb {                                                         \
-    KC__DEV void run(const ftype *f, kc_index i, V &acc) { __VA_ARGS__ }       \
+    KC__DEV void run(const ftype *f, kc_index i, V &acc) { __VA_ARGS__; }       \
   };                                                                           \
   typedef kc__reduce_drv<ftype, V, Op, name##__kcb> name##__kcd;             \
   KC__CUDA_ENTRIES(name, ftype, name##__kcd)
@@ -459,7 +459,7 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
 #define KC__SCAN(name, ftype, f, i, V, Op, acc, final, ...)                    \
   struct name##__kcb {                                                         \
     KC__DEV void run(const ftype *f, kc_index i, V &acc, const int final) {    \
-      __VA_ARGS__                                                              \
+      __VA_ARGS__;                                                             \
     }                                                                          \
   };                                                                           \
   typedef kc__scan_drv<ftype, V, Op, name##__kcb> name##__kcd;               \
