@@ -87,9 +87,3 @@ void kc__ffi_call(kc_kernel *k, kc_index b, kc_index e, int nargs,
     av[2 + i] = args[i];
   ffi_call(&k->ffi->cif, FFI_FN(k->info.host), NULL, av);
 }
-
-void kc__ffi_free(kc_kernel *k) {
-  free(k->ffi);
-  k->ffi = NULL;
-  atomic_store_explicit(&k->ffi_ready, 0, memory_order_relaxed);
-}

@@ -144,7 +144,6 @@ void kc__kernels_release(void) KC__HIDDEN;
 int kc__ffi_prepare(kc_kernel *k) KC__HIDDEN;
 void kc__ffi_call(kc_kernel *k, kc_index b, kc_index e, int nargs,
                   void *const *args) KC__HIDDEN;
-void kc__ffi_free(kc_kernel *k) KC__HIDDEN;
 
 /* ----------------------------------------------------------- reducers */
 
