@@ -1,0 +1,256 @@
+/* kc benchmarks — the hand-written CUDA baselines.
+ *
+ * What a CUDA programmer writes without kc, for the same work as the kc
+ * kernels of stream.kc.c, reduce.kc.c and scan.kc.c: plain __global__
+ * functions, one element per thread for the stream kernels (BabelStream's
+ * CUDA layout), grid-stride loops with a shared-memory/warp-shuffle tree for
+ * the reductions and a three-kernel reduce-then-scan for the scan.  nvcc
+ * compiles this file to PTX at build time; the programs load it with
+ * cuModuleLoadDataEx and launch it with cuLaunchKernel (cudadrv.c).
+ *
+ * Entry points are extern "C" so the host finds them by their plain names.
+ * Every kernel takes its sizes as long long so arrays past 2^31 elements
+ * work.
+ */
+
+#define WARP 32
+
+/* ------------------------------------------------------------ stream */
+
+template <typename T>
+__device__ void stream_init(T *a, T *b, T *c, T va, T vb, T vc, long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    a[i] = va;
+    b[i] = vb;
+    c[i] = vc;
+  }
+}
+
+template <typename T>
+__device__ void stream_copy(const T *a, T *c, long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i];
+}
+
+template <typename T>
+__device__ void stream_mul(T *b, const T *c, T scalar, long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    b[i] = scalar * c[i];
+}
+
+template <typename T>
+__device__ void stream_add(const T *a, const T *b, T *c, long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i] + b[i];
+}
+
+template <typename T>
+__device__ void stream_triad(T *a, const T *b, const T *c, T scalar,
+                             long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    a[i] = b[i] + scalar * c[i];
+}
+
+template <typename T>
+__device__ void stream_nstream(T *a, const T *b, const T *c, T scalar,
+                               long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    a[i] += b[i] + scalar * c[i];
+}
+
+/* Sum of v over the block; the result is valid in thread 0.  Needs
+ * blockDim.x a multiple of 32 and at most 1024. */
+__device__ double block_sum(double v) {
+  __shared__ double warp_sums[1024 / WARP];
+  for (int o = WARP / 2; o > 0; o /= 2)
+    v += __shfl_down_sync(0xffffffffu, v, o);
+  int lane = threadIdx.x % WARP, w = threadIdx.x / WARP;
+  __syncthreads(); /* warp_sums may still be read by an earlier call */
+  if (lane == 0)
+    warp_sums[w] = v;
+  __syncthreads();
+  int nw = blockDim.x / WARP;
+  v = (int)threadIdx.x < nw ? warp_sums[threadIdx.x] : 0.0;
+  if (w == 0)
+    for (int o = WARP / 2; o > 0; o /= 2)
+      v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+/* Dot as BabelStream's CUDA version does it: a fixed grid of blocks strides
+ * over the arrays, each block writes its partial sum, the host adds the
+ * partials.  Accumulates in double for both precisions (as the kc kernel
+ * does), so float runs validate at 2^25+ elements. */
+template <typename T>
+__device__ void stream_dot(const T *a, const T *b, double *partial,
+                           long long n) {
+  double s = 0.0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    s += (double)a[i] * (double)b[i];
+  s = block_sum(s);
+  if (threadIdx.x == 0)
+    partial[blockIdx.x] = s;
+}
+
+#define STREAM_ENTRIES(T, S)                                                   \
+  extern "C" __global__ void bench_stream_init_##S(T *a, T *b, T *c, T va,     \
+                                                   T vb, T vc, long long n) {  \
+    stream_init<T>(a, b, c, va, vb, vc, n);                                    \
+  }                                                                            \
+  extern "C" __global__ void bench_stream_copy_##S(const T *a, T *c,           \
+                                                   long long n) {              \
+    stream_copy<T>(a, c, n);                                                   \
+  }                                                                            \
+  extern "C" __global__ void bench_stream_mul_##S(T *b, const T *c, T scalar,  \
+                                                  long long n) {               \
+    stream_mul<T>(b, c, scalar, n);                                            \
+  }                                                                            \
+  extern "C" __global__ void bench_stream_add_##S(const T *a, const T *b,      \
+                                                  T *c, long long n) {         \
+    stream_add<T>(a, b, c, n);                                                 \
+  }                                                                            \
+  extern "C" __global__ void bench_stream_triad_##S(                           \
+      T *a, const T *b, const T *c, T scalar, long long n) {                   \
+    stream_triad<T>(a, b, c, scalar, n);                                       \
+  }                                                                            \
+  extern "C" __global__ void bench_stream_nstream_##S(                         \
+      T *a, const T *b, const T *c, T scalar, long long n) {                   \
+    stream_nstream<T>(a, b, c, scalar, n);                                     \
+  }                                                                            \
+  extern "C" __global__ void bench_stream_dot_##S(                             \
+      const T *a, const T *b, double *partial, long long n) {                  \
+    stream_dot<T>(a, b, partial, n);                                           \
+  }
+
+STREAM_ENTRIES(double, f64)
+STREAM_ENTRIES(float, f32)
+
+/* --------------------------------------------------------- reduce, scan */
+
+/* The data the reduce and scan programs work on: small integers, so every
+ * partial sum is exact in double and results compare exactly. */
+extern "C" __global__ void bench_fill_f64(double *x, long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] = (double)(i & 15);
+}
+
+/* One-kernel sum: each block reduces a grid-stride share, writes a partial,
+ * and the last block to finish (an atomic ticket) adds the partials and
+ * resets the ticket for the next launch. */
+extern "C" __global__ void bench_reduce_sum_f64(const double *x, long long n,
+                                                double *partial,
+                                                unsigned *ticket,
+                                                double *result) {
+  __shared__ int last;
+  double s = 0.0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    s += x[i];
+  s = block_sum(s);
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = s;
+    __threadfence();
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last)
+    return;
+  __threadfence();
+  s = 0.0;
+  for (unsigned j = threadIdx.x; j < gridDim.x; j += blockDim.x)
+    s += ((volatile double *)partial)[j];
+  s = block_sum(s);
+  if (threadIdx.x == 0) {
+    *result = s;
+    *ticket = 0;
+  }
+}
+
+/* Inclusive scan of v over the block; also returns the block's total in
+ * *total (every thread). */
+__device__ double block_scan(double v, double *total) {
+  __shared__ double warp_sums[1024 / WARP];
+  int lane = threadIdx.x % WARP, w = threadIdx.x / WARP;
+  for (int o = 1; o < WARP; o *= 2) {
+    double u = __shfl_up_sync(0xffffffffu, v, o);
+    if (lane >= o)
+      v += u;
+  }
+  __syncthreads(); /* warp_sums may still be read by an earlier call */
+  if (lane == WARP - 1)
+    warp_sums[w] = v;
+  __syncthreads();
+  if (w == 0) {
+    int nw = blockDim.x / WARP;
+    double t = lane < nw ? warp_sums[lane] : 0.0;
+    for (int o = 1; o < WARP; o *= 2) {
+      double u = __shfl_up_sync(0xffffffffu, t, o);
+      if (lane >= o)
+        t += u;
+    }
+    if (lane < nw)
+      warp_sums[lane] = t;
+  }
+  __syncthreads();
+  if (w > 0)
+    v += warp_sums[w - 1];
+  *total = warp_sums[blockDim.x / WARP - 1];
+  return v;
+}
+
+/* Scan, pass 1: block b sums its tile [b*tile, (b+1)*tile). */
+extern "C" __global__ void bench_scan_sums_f64(const double *x, long long n,
+                                               long long tile,
+                                               double *sums) {
+  long long lo = (long long)blockIdx.x * tile;
+  long long hi = lo + tile < n ? lo + tile : n;
+  double s = 0.0;
+  for (long long i = lo + threadIdx.x; i < hi; i += blockDim.x)
+    s += x[i];
+  s = block_sum(s);
+  if (threadIdx.x == 0)
+    sums[blockIdx.x] = s;
+}
+
+/* Scan, pass 2 (one block): the tiles' sums become their exclusive
+ * offsets; the grand total goes to *total. */
+extern "C" __global__ void bench_scan_offsets_f64(double *sums, int nb,
+                                                  double *total) {
+  double carry = 0.0;
+  for (int base = 0; base < nb; base += blockDim.x) {
+    int j = base + threadIdx.x;
+    double v = j < nb ? sums[j] : 0.0, chunk;
+    double inc = block_scan(v, &chunk);
+    if (j < nb)
+      sums[j] = carry + inc - v;
+    carry += chunk;
+  }
+  if (threadIdx.x == 0)
+    *total = carry;
+}
+
+/* Scan, pass 3: block b scans its tile in blockDim-sized steps, starting
+ * from its offset. */
+extern "C" __global__ void bench_scan_apply_f64(const double *x, double *y,
+                                                long long n, long long tile,
+                                                const double *sums) {
+  long long lo = (long long)blockIdx.x * tile;
+  long long hi = lo + tile < n ? lo + tile : n;
+  double carry = sums[blockIdx.x];
+  for (long long base = lo; base < hi; base += blockDim.x) {
+    long long i = base + threadIdx.x;
+    double v = i < hi ? x[i] : 0.0, chunk;
+    double inc = block_scan(v, &chunk);
+    if (i < hi)
+      y[i] = carry + inc;
+    carry += chunk;
+  }
+}

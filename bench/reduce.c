@@ -1,0 +1,3 @@
+/* kc benchmarks — reduce: throughput of parallel_reduce (see throughput.c). */
+#define BENCH_SCAN 0
+#include "throughput.c"
