@@ -53,7 +53,10 @@ struct job {
   void (*identity)(void *);
   int nthreads;         /* as `parallel` gave them (written by tid 0) */
   atomic_int overflow;  /* a task had tid >= capacity */
-  _Alignas(64) _Atomic kc_index next; /* dynamic schedule's counter */
+  /* Dynamic schedule's counter of chunks handed out, on its own cache
+   * line.  It counts chunks, not indices, so the overshoot at the end (one
+   * per thread) cannot overflow whatever the range and chunk. */
+  _Alignas(64) _Atomic kc_index next;
   char pad[64 - sizeof(kc_index)];
 };
 
@@ -96,8 +99,14 @@ static inline void run_range(const job *j, kc_index lo, kc_index hi,
       j->run(j, lo, hi, acc);
     return;
   }
-  for (kc_index u = lo; u < hi; u += j->chunk)
-    j->run(j, u, hi - u > j->chunk ? u + j->chunk : hi, acc);
+  kc_index c = j->chunk;
+  for (kc_index u = lo; u < hi; u += c) {
+    if (hi - u <= c) {
+      j->run(j, u, hi, acc);
+      break;
+    }
+    j->run(j, u, u + c, acc);
+  }
 }
 
 static void task(int tid, int nt, void *arg) {
@@ -138,11 +147,13 @@ static void task(int tid, int nt, void *arg) {
     kc_index c = j->chunk != KC_AUTO ? j->chunk : n / (8 * (kc_index)nt);
     if (c < 1)
       c = 1;
+    kc_index nchunks = n / c + (n % c != 0);
     for (;;) {
-      kc_index u = atomic_fetch_add_explicit(&j->next, c,
-                                             memory_order_relaxed);
-      if (u >= n)
+      kc_index ci = atomic_fetch_add_explicit(&j->next, 1,
+                                              memory_order_relaxed);
+      if (ci >= nchunks)
         break;
+      kc_index u = ci * c;
       j->run(j, u, n - u > c ? u + c : n, acc);
     }
   } else if (j->chunk == KC_AUTO) {
@@ -152,9 +163,14 @@ static void task(int tid, int nt, void *arg) {
       j->run(j, lo, hi, acc);
   } else {
     /* Round-robin chunks, as OpenMP's schedule(static, chunk). */
-    kc_index c = j->chunk, step = c * nt;
-    for (kc_index u = (kc_index)tid * c; u < n; u += step)
+    kc_index c = j->chunk;
+    kc_index nchunks = n / c + (n % c != 0);
+    for (kc_index ci = tid; ci < nchunks; ci += nt) {
+      kc_index u = ci * c;
       j->run(j, u, n - u > c ? u + c : n, acc);
+      if (nchunks - ci <= nt)
+        break;
+    }
   }
 }
 
