@@ -109,6 +109,14 @@ static inline void run_range(const job *j, kc_index lo, kc_index hi,
   }
 }
 
+/* An accumulator starts as zero bytes, then the identity: values with
+ * padding (kc_loc_int32) then come out byte-identical from run to run and
+ * from backend to backend, not just equal field by field. */
+static inline void slot_init(const job *j, void *acc) {
+  memset(acc, 0, j->stride);
+  j->identity(acc);
+}
+
 static void task(int tid, int nt, void *arg) {
   job *j = arg;
   if (tid == 0)
@@ -126,7 +134,7 @@ static void task(int tid, int nt, void *arg) {
       }
       void *acc = j->slots + (size_t)s * j->stride;
       if (!j->final)
-        j->identity(acc);
+        slot_init(j, acc);
       kc_index lo, hi;
       share(n, s, nsh, &lo, &hi);
       run_range(j, lo, hi, acc);
@@ -141,7 +149,7 @@ static void task(int tid, int nt, void *arg) {
       return;
     }
     acc = j->slots + (size_t)tid * j->stride;
-    j->identity(acc);
+    slot_init(j, acc);
   }
   if (j->dynamic) {
     kc_index c = j->chunk != KC_AUTO ? j->chunk : n / (8 * (kc_index)nt);
@@ -318,6 +326,7 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   unsigned char *tmp = run + j.stride;
   void (*join)(void *, const void *) = k->reducer.join;
 
+  memset(run, 0, 2 * j.stride);
   if (j.nunits == 0) {
     j.identity(run);
   } else if (!j.scan) {
