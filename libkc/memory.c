@@ -198,7 +198,7 @@ int kc_free(void *p) {
     if (kc__unlikely(kc__tools_active))
       kc__tools_deallocate(r->space, r->label, p, r->size);
     /* The backend may still be using the memory. */
-    if (r->backend && KC__OPS_HAS(kc__rt.ops, fence))
+    if (KC__OPS_HAS(kc__rt.ops, fence))
       kc__rt.ops->fence(kc__rt.state);
     release(r);
   }
