@@ -409,8 +409,6 @@ int main(int argc, char **argv) {
     tk[s] = run(&ikc, n);
     if (have_base)
       tb[s] = run(&ibase, n);
-    fprintf(stderr, "%s: %llu bytes done\n", prog,
-            (unsigned long long)sizes[s]);
   }
   printf("%s: validation: %s\n", prog, bad ? "FAILED" : "OK");
 
