@@ -1,0 +1,153 @@
+/* Conformance: mirrored arrays (Kokkos DualView).
+ *
+ * A mirror has a host side and a target side.  When the backend keeps
+ * device memory apart (cuda) the sides are distinct and a sync copies, but
+ * only when the other side was marked modified; on host backends both
+ * sides are the same memory and nothing is ever copied.  Both behaviours
+ * are checked by what the memory holds, not by trusting the flags. */
+#include <kc/kernel.h>
+
+#include "kc-test.h"
+#include "kernels/functors.h"
+
+KC_KERNEL_DECLARE(kt_fill);
+
+enum { N = 1000 };
+
+/* The target side as the host sees it (through kc_memcpy). */
+static int64_t *read_target(const kc_mirror *m) {
+  return kc_test_download(kc_mirror_target(m), N * sizeof(int64_t));
+}
+
+static void fill_target(kc_mirror *m, int64_t offset) {
+  kc_policy p = kc_range(0, N);
+  kt_fill f = {kc_mirror_target(m), 0, 1, offset};
+  KC_CHECK_OK(kc_parallel_for("mirror fill", KC_TEST_KERNEL(kt_fill), &p, &f,
+                              sizeof f));
+  KC_CHECK_OK(kc_fence());
+}
+
+static int all_equal(const int64_t *a, int64_t offset) {
+  for (int k = 0; k < N; k++)
+    if (a[k] != k + offset)
+      return 0;
+  return 1;
+}
+
+static void test_protocol(void) {
+  const int distinct = kc_test_device_is_distinct();
+  kc_mirror *m = NULL;
+  int64_t *h, *t;
+
+  KC_INFO("target memory is %s the host's", distinct ? "apart from" : "");
+  KC_REQUIRE_OK(kc_mirror_create(&m, N * sizeof(int64_t), "mirror"));
+  KC_REQUIRE(m != NULL);
+  KC_CHECK_EQ_UINT(kc_mirror_size(m), N * sizeof(int64_t));
+  h = kc_mirror_host(m);
+  KC_REQUIRE(h != NULL && kc_mirror_target(m) != NULL);
+  if (distinct)
+    KC_CHECK_NE_PTR(kc_mirror_host(m), kc_mirror_target(m));
+  else
+    KC_CHECK_EQ_PTR(kc_mirror_host(m), kc_mirror_target(m));
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_host(m), 0);
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_target(m), 0);
+
+  /* Host writes, marks, syncs: the target sees the data. */
+  for (int k = 0; k < N; k++)
+    h[k] = k + 10;
+  KC_CHECK_OK(kc_mirror_modify_host(m));
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_target(m), distinct);
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_host(m), 0);
+  KC_CHECK_OK(kc_mirror_sync_target(m));
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_target(m), 0);
+  t = read_target(m);
+  KC_CHECK(all_equal(t, 10));
+  free(t);
+
+  /* Host writes without marking: a sync copies nothing, so a distinct
+   * target keeps the old data (a shared one sees the write, being the same
+   * memory). */
+  for (int k = 0; k < N; k++)
+    h[k] = k + 20;
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_target(m), 0);
+  KC_CHECK_OK(kc_mirror_sync_target(m));
+  t = read_target(m);
+  KC_CHECK(all_equal(t, distinct ? 10 : 20));
+  free(t);
+
+  /* A kernel writes the target, marks it, the host syncs. */
+  fill_target(m, 30);
+  KC_CHECK_OK(kc_mirror_modify_target(m));
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_host(m), distinct);
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_target(m), 0);
+  KC_CHECK_OK(kc_mirror_sync_host(m));
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_host(m), 0);
+  KC_CHECK(all_equal(h, 30));
+
+  /* The target changes without a mark: no copy to the host. */
+  fill_target(m, 40);
+  KC_CHECK_OK(kc_mirror_sync_host(m));
+  KC_CHECK(all_equal(h, distinct ? 30 : 40));
+
+  /* Syncing the side that was modified copies nothing either. */
+  for (int k = 0; k < N; k++)
+    h[k] = k + 50;
+  KC_CHECK_OK(kc_mirror_modify_host(m));
+  KC_CHECK_OK(kc_mirror_sync_host(m)); /* host is current: no-op */
+  KC_CHECK(all_equal(h, 50));
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_target(m), distinct);
+  KC_CHECK_OK(kc_mirror_sync_target(m));
+  t = read_target(m);
+  KC_CHECK(all_equal(t, 50));
+  free(t);
+
+  /* Both sides modified: the next sync refuses (one side's data would be
+   * lost), on every backend alike. */
+  KC_CHECK_OK(kc_mirror_modify_host(m));
+  KC_CHECK_OK(kc_mirror_modify_target(m));
+  KC_CHECK_ERR(kc_mirror_sync_target(m), KC_EINVAL);
+  KC_CHECK_OK(kc_mirror_destroy(m));
+}
+
+static void test_sizes_and_bad(void) {
+  kc_mirror *m = NULL;
+  KC_CHECK_OK(kc_mirror_destroy(NULL));
+  KC_CHECK_ERR(kc_mirror_create(NULL, 8, "bad"), KC_EINVAL);
+  KC_CHECK_ERR(kc_mirror_modify_host(NULL), KC_EINVAL);
+  KC_CHECK_ERR(kc_mirror_modify_target(NULL), KC_EINVAL);
+  KC_CHECK_ERR(kc_mirror_sync_host(NULL), KC_EINVAL);
+  KC_CHECK_ERR(kc_mirror_sync_target(NULL), KC_EINVAL);
+  /* Zero bytes: a valid, empty mirror. */
+  if (KC_CHECK_OK(kc_mirror_create(&m, 0, "empty")) == 0) {
+    KC_CHECK_EQ_UINT(kc_mirror_size(m), 0);
+    KC_CHECK_OK(kc_mirror_modify_host(m));
+    KC_CHECK_OK(kc_mirror_sync_target(m));
+    KC_CHECK_OK(kc_mirror_destroy(m));
+  }
+  /* Odd sizes and many mirrors at once. */
+  kc_mirror *ms[16];
+  for (int k = 0; k < 16; k++) {
+    KC_REQUIRE_OK(kc_mirror_create(&ms[k], (size_t)k * 13 + 1, "many"));
+    unsigned char *hp = kc_mirror_host(ms[k]);
+    memset(hp, k, (size_t)k * 13 + 1);
+    KC_CHECK_OK(kc_mirror_modify_host(ms[k]));
+    KC_CHECK_OK(kc_mirror_sync_target(ms[k]));
+  }
+  for (int k = 0; k < 16; k++) {
+    unsigned char *back = kc_test_xmalloc((size_t)k * 13 + 1);
+    KC_CHECK_OK(kc_memcpy(back, kc_mirror_target(ms[k]), (size_t)k * 13 + 1));
+    size_t bad = 0;
+    for (size_t j = 0; j < (size_t)k * 13 + 1; j++)
+      bad += back[j] != k;
+    KC_CHECK_EQ_UINT(bad, 0);
+    free(back);
+    KC_CHECK_OK(kc_mirror_destroy(ms[k]));
+  }
+}
+
+int main(void) {
+  kc_test_init_backend();
+  test_protocol();
+  test_sizes_and_bad();
+  return kc_test_finish();
+}

@@ -1,0 +1,166 @@
+/* Conformance: results do not depend on the number of threads.
+ *
+ * Each thread count (KC_NUM_THREADS = 1, 2, 3, 5, 8, 17: fewer, as many
+ * and more threads than cores) runs in a child process of its own, so kc
+ * starts fresh with it; the child checks that a host backend uses exactly
+ * that many threads and that reductions, scans and fors over every
+ * schedule still give the exact answers.  A bad KC_NUM_THREADS is refused
+ * by kc_init with its reason. */
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <kc/kernel.h>
+
+#include "kc-test.h"
+#include "kernels/functors.h"
+
+KC_KERNEL_DECLARE(kt_sum_index);
+KC_KERNEL_DECLARE(kt_max_index);
+KC_KERNEL_DECLARE(kt_minloc_i64);
+KC_KERNEL_DECLARE(kt_xscan_index);
+KC_KERNEL_DECLARE(kt_iscan_mc);
+KC_KERNEL_DECLARE(kt_count);
+
+static void work(int nthreads) {
+  const char *want = kc_test_backend();
+  int rc = kc_init();
+  if (rc == KC_ENODEV)
+    KC_SKIP("no device: %s", kc_last_error());
+  KC_REQUIRE_OK(rc);
+  kc_info info = kc_test_info();
+  if (want)
+    KC_CHECK_EQ_STR(kc_backend_name(), want);
+  if (info.dev.compute_major == 0) {
+    if (strcmp(info.backend, "serial") == 0)
+      KC_CHECK_EQ_INT(info.num_threads, 1);
+    else
+      KC_CHECK_EQ_INT(info.num_threads, nthreads);
+  }
+
+  const kc_index n = kc_test_large(1000003);
+  static const kc_index chunks[] = {KC_AUTO, 1, 1000};
+  int64_t *d = kc_test_dalloc((size_t)n * sizeof(int64_t), "nthreads");
+  int32_t *hits = kc_test_dalloc((size_t)n * sizeof(int32_t), "hits");
+  for (int dyn = 0; dyn < 2; dyn++)
+    for (int c = 0; c < 3; c++) {
+      kc_schedule s = dyn ? KC_SCHEDULE_DYNAMIC : KC_SCHEDULE_STATIC;
+      kc_policy p = kc_range_schedule(-17, n - 17, s, chunks[c]);
+      kt_xi64 fx = {d, -17};
+      int64_t v = -1;
+
+      KC_CHECK_OK(kc_parallel_reduce("sum", KC_TEST_KERNEL(kt_sum_index), &p,
+                                     &fx, sizeof fx, &v));
+      KC_CHECK_EQ_INT(v, (int64_t)(n - 35) * n / 2);
+      KC_CHECK_OK(kc_parallel_reduce("max", KC_TEST_KERNEL(kt_max_index), &p,
+                                     &fx, sizeof fx, &v));
+      KC_CHECK_EQ_INT(v, n - 18);
+
+      /* every index visited once */
+      kt_count fc = {hits, -17};
+      KC_CHECK_OK(kc_memset(hits, 0, (size_t)n * sizeof(int32_t)));
+      KC_CHECK_OK(kc_parallel_for("count", KC_TEST_KERNEL(kt_count), &p, &fc,
+                                  sizeof fc));
+      int32_t *h = kc_test_download(hits, (size_t)n * sizeof(int32_t));
+      kc_index bad = 0;
+      for (kc_index k = 0; k < n; k++)
+        bad += h[k] != 1;
+      KC_CHECK_EQ_INT(bad, 0);
+      free(h);
+
+      /* exclusive scan of the index, with its total */
+      kt_scan_i64 fs = {NULL, d, -17};
+      v = -1;
+      KC_CHECK_OK(kc_parallel_scan("scan", KC_TEST_KERNEL(kt_xscan_index), &p,
+                                   &fs, sizeof fs, &v));
+      KC_CHECK_EQ_INT(v, (int64_t)(n - 35) * n / 2);
+      int64_t *o = kc_test_download(d, (size_t)n * sizeof(int64_t));
+      int64_t acc = 0;
+      bad = 0;
+      for (kc_index k = 0; k < n; k++) {
+        bad += o[k] != acc;
+        acc += k - 17;
+      }
+      KC_CHECK_EQ_INT(bad, 0);
+
+      /* minloc with ties everywhere: the smallest index wins */
+      for (kc_index k = 0; k < n; k++)
+        o[k] = k % 1000 == 999 ? -5 : (k % 7);
+      KC_CHECK_OK(kc_memcpy(d, o, (size_t)n * sizeof(int64_t)));
+      kc_loc_int64 ml = {0, -1};
+      KC_CHECK_OK(kc_parallel_reduce("minloc", KC_TEST_KERNEL(kt_minloc_i64),
+                                     &p, &fx, sizeof fx, &ml));
+      KC_CHECK_EQ_INT(ml.val, -5);
+      KC_CHECK_EQ_INT(ml.loc, 999 - 17);
+      free(o);
+    }
+  KC_CHECK_OK(kc_free(d));
+  KC_CHECK_OK(kc_free(hits));
+  KC_CHECK_OK(kc_finalize());
+}
+
+/* Runs work(n) in a child with KC_NUM_THREADS=n; 0 pass, 77 skip, else
+ * fail. */
+static int in_child(int n) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) {
+    KC_FAIL("fork: %s", strerror(errno));
+    return 1;
+  }
+  if (pid == 0) {
+    char v[16];
+    snprintf(v, sizeof v, "%d", n);
+    setenv("KC_NUM_THREADS", v, 1);
+    work(n);
+    exit(kc_test_failures() ? 1 : 0);
+  }
+  int st = 0;
+  if (waitpid(pid, &st, 0) < 0) {
+    KC_FAIL("waitpid: %s", strerror(errno));
+    return 1;
+  }
+  if (WIFSIGNALED(st)) {
+    KC_FAIL("KC_NUM_THREADS=%d: the child died of signal %d", n,
+            WTERMSIG(st));
+    return 1;
+  }
+  return WEXITSTATUS(st);
+}
+
+int main(void) {
+  static const int counts[] = {1, 2, 3, 5, 8, 17};
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+    int rc = in_child(counts[k]);
+    if (rc == KC_TEST_SKIP)
+      KC_SKIP("the backend is not available (see above)");
+    if (rc != 0)
+      KC_FAIL("KC_NUM_THREADS=%d failed (exit %d, see above)", counts[k], rc);
+    else
+      KC_INFO("KC_NUM_THREADS=%d ok", counts[k]);
+  }
+
+  /* Values that are not a thread count: kc_init says so. */
+  static const char *const bad[] = {"x", "-3", "4abc", ""};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    setenv("KC_NUM_THREADS", bad[k], 1);
+    int rc = kc_init();
+    if (rc == 0) {
+      /* An empty value may mean "unset"; anything else is an error. */
+      if (bad[k][0] != '\0')
+        KC_FAIL("KC_NUM_THREADS='%s' was accepted", bad[k]);
+      kc_finalize();
+      continue;
+    }
+    if (rc == KC_ENODEV)
+      KC_SKIP("no device: %s", kc_last_error());
+    KC_CHECK_EQ_INT(rc, KC_EINVAL);
+    KC_CHECK_CONTAINS(kc_last_error(), "KC_NUM_THREADS");
+    KC_CHECK_EQ_INT(kc_is_initialized(), 0);
+  }
+  unsetenv("KC_NUM_THREADS");
+  /* and kc works afterwards */
+  KC_REQUIRE_OK(kc_init());
+  KC_CHECK_OK(kc_finalize());
+  return kc_test_done();
+}

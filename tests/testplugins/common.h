@@ -1,0 +1,62 @@
+/* Shared pieces of the test-only plugins (tests/testplugins/): a minimal
+ * but working host backend (one thread, the core's kc_host_launch, the
+ * core's default memory), which each test plugin then breaks in one way.
+ * Built only for make check, never installed. */
+#ifndef KC_TESTPLUGIN_COMMON_H
+#define KC_TESTPLUGIN_COMMON_H
+
+#include <kc/backend.h>
+
+/* Each test plugin starts from TP_OPS (a working plugin) and overrides one
+ * field with a later designated initializer: intended, so not a warning. */
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#elif defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+
+static void tp_parallel(void *ctx, kc_host_task task, void *arg) {
+  (void)ctx;
+  task(0, 1, arg);
+}
+
+static int tp_probe_one(int *ndevices) {
+  *ndevices = 1;
+  return 0;
+}
+
+static int tp_init(void *state, const kc_backend_config *cfg) {
+  (void)state;
+  (void)cfg;
+  return 0;
+}
+
+static void tp_finalize(void *state) { (void)state; }
+
+static int tp_info(void *state, kc_info *out) {
+  (void)state;
+  out->concurrency = 1;
+  out->num_threads = 1;
+  out->device_count = 1;
+  out->device = -1;
+  out->spaces = 1u << KC_SPACE_HOST;
+  kc_host_device_info(&out->dev);
+  return 0;
+}
+
+static int tp_launch(void *state, const kc_launch *l) {
+  static const kc_host_exec one = {tp_parallel, NULL, 1};
+  (void)state;
+  return kc_host_launch(&one, l);
+}
+
+/* The ops of a working plugin called `nm` (every 1.0 slot filled or
+ * defaulted); a test plugin overrides one field. */
+#define TP_OPS(nm)                                                             \
+  .abi_major = KC_BACKEND_ABI_MAJOR, .abi_minor = KC_BACKEND_ABI_MINOR,        \
+  .struct_size = sizeof(kc_backend_ops), .name = nm,                           \
+  .description = "kc test plugin " nm, .state_size = 64,                       \
+  .kernel_state_size = 0, .probe = tp_probe_one, .init = tp_init,              \
+  .finalize = tp_finalize, .info = tp_info, .launch = tp_launch
+
+#endif
