@@ -15,7 +15,7 @@ void omp_fill_f64(double *x, long long n) {
 
 double omp_reduce_sum_f64(const double *x, long long n) {
   double sum = 0.0;
-#pragma omp parallel for reduction(+ : sum)
+#pragma omp parallel for simd reduction(+ : sum)
   for (long long i = 0; i < n; i++)
     sum += x[i];
   return sum;

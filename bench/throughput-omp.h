@@ -6,7 +6,7 @@
 /* x[i] = THROUGHPUT_VALUE(i), first-touched by the static schedule. */
 void omp_fill_f64(double *x, long long n);
 
-/* #pragma omp parallel for reduction(+:sum). */
+/* #pragma omp parallel for simd reduction(+:sum) (simd: see stream-omp.c). */
 double omp_reduce_sum_f64(const double *x, long long n);
 
 /* Inclusive scan y[i] = x[0] + ... + x[i], written by hand in one parallel

@@ -368,7 +368,7 @@ int main(int argc, char **argv) {
     snprintf(why, sizeof why, "%s, %d thread%s: %s", bench_omp_label(), got,
              got == 1 ? "" : "s",
              BENCH_SCAN ? "hand-written 2-pass scan in one parallel region"
-                        : "parallel for reduction(+)");
+                        : "parallel for simd reduction(+)");
     ibase = (impl){"OpenMP", omp_prepare, omp_once, omp_release};
   } else {
     have_base = cuda_setup(info.device < 0 ? 0 : info.device, why, sizeof why);
