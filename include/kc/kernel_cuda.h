@@ -6,7 +6,9 @@
  * device code:
  *
  *   - a struct `<name>__kcb` whose static member function is the user's body
- *     (force-inlined; `f`, `i`, `acc`, `final` are its parameters);
+ *     (force-inlined; `f`, `i`, `acc`, `final` are its parameters), pasted
+ *     as `do { body; } while (0)` so that `continue` ends the index's work
+ *     as it does in the host loop;
  *   - two `extern "C" __global__` entries, which is what the CUDA plugin
  *     launches (the kernel's ptx_entry is their base name):
  *
@@ -411,14 +413,22 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
 
 #define KC_FOR(name, ftype, f, i, ...)                                         \
   struct name##__kcb {                                                         \
-    KC__DEV void run(const ftype *f, kc_index i) { __VA_ARGS__; }               \
+    KC__DEV void run(const ftype *f, kc_index i) {                             \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
   };                                                                           \
   typedef kc__for_drv<ftype, name##__kcb> name##__kcd;                        \
   KC__CUDA_ENTRIES(name, ftype, name##__kcd)
 
 #define KC__REDUCE(name, ftype, f, i, V, Op, acc, ...)                         \
   struct name##__kcb {                                                         \
-    KC__DEV void run(const ftype *f, kc_index i, V &acc) { __VA_ARGS__; }       \
+    KC__DEV void run(const ftype *f, kc_index i, V &acc) {                     \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
   };                                                                           \
   typedef kc__reduce_drv<ftype, V, Op, name##__kcb> name##__kcd;             \
   KC__CUDA_ENTRIES(name, ftype, name##__kcd)
@@ -459,7 +469,9 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
 #define KC__SCAN(name, ftype, f, i, V, Op, acc, final, ...)                    \
   struct name##__kcb {                                                         \
     KC__DEV void run(const ftype *f, kc_index i, V &acc, const int final) {    \
-      __VA_ARGS__;                                                             \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
     }                                                                          \
   };                                                                           \
   typedef kc__scan_drv<ftype, V, Op, name##__kcb> name##__kcd;               \
