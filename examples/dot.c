@@ -77,7 +77,18 @@ int main(int argc, char **argv) {
   dot_args args = {kc_mirror_target(mx), kc_mirror_target(my)};
   kc_policy range = kc_range(0, n);
   double result = -1.0;
-  CHECK(kc_parallel_reduce("dot", dot, &range, &args, sizeof args, &result));
+  int rc = kc_parallel_reduce("dot", dot, &range, &args, sizeof args, &result);
+  if (rc == KC_ENOKERNEL) {
+    /* A device backend needs device code, which a C function pointer is
+     * not: say so instead of a bare error. */
+    fprintf(stderr,
+            "dot: backend '%s' cannot run this example's host-only kernel "
+            "(%s); run it with KC_BACKEND=openmp, threads or serial, or "
+            "use dot-kc\n",
+            kc_backend_name(), kc_last_error());
+    return 1;
+  }
+  CHECK(rc);
 
   /* The exact answer: sum of (i mod 7) * 0.5, in integers. */
   long long full = n / 7, rest = n % 7;
