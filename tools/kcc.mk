@@ -19,13 +19,17 @@
 #    with plain CC;
 #  - GNU make (>= 3.82), which kc's build needs anyway.
 #
-# `make foo.kc.ptx` writes the PTX of foo.kc.c alone (kcc --ptx).
+# Objects keep their PTX beside them (foo.kc.ptx; KCC_SAVE_PTX= turns that
+# off); `make foo.kc.ptx` writes the PTX alone (kcc --ptx).
 # Variables: KCC (the kcc to run), KCCFLAGS (extra flags for it only),
 # KC_NVCC and CC (passed on to kcc: `make KC_NVCC=/nonexistent` builds
 # host-only objects).
 
 KCC = $(top_builddir)/tools/kcc
 KCCFLAGS =
+# Every object's PTX is also kept beside it (foo.kc.ptx), for the tests
+# that assemble all of them with ptxas (tests/t-kcc-ptx.sh).
+KCC_SAVE_PTX = --save-ptx
 # The in-tree headers, never the installed ones.  The PTX architecture is
 # kcc's configured default (KCCFLAGS=--ptx-arch=compute_XX overrides it).
 KCC_ENV = CC='$(CC)' KC_NVCC='$(KC_NVCC)' KCC_INCLUDEDIR=
@@ -41,8 +45,8 @@ am__v_KCC_1 =
 
 %.kc.$(OBJEXT): %.kc.c $(KCC)
 	$(AM_V_KCC)$(MKDIR_P) $(@D)/$(DEPDIR) && \
-	$(KCC_COMPILE) -MT $@ -MD -MP -MF $(@D)/$(DEPDIR)/$(*F).kc.Tpo \
-	  -c -o $@ $< && \
+	$(KCC_COMPILE) $(KCC_SAVE_PTX) -MT $@ -MD -MP \
+	  -MF $(@D)/$(DEPDIR)/$(*F).kc.Tpo -c -o $@ $< && \
 	$(am__mv) $(@D)/$(DEPDIR)/$(*F).kc.Tpo $(@D)/$(DEPDIR)/$(*F).kc.Po
 
 %.kc.lo: %.kc.c $(KCC)
@@ -66,5 +70,5 @@ $(top_builddir)/tools/kcc: $(top_srcdir)/tools/kcc.in
 
 clean-local: clean-kcc-ptx
 clean-kcc-ptx:
-	-rm -f *.kc.ptx */*.kc.ptx
+	-rm -f *.kc.ptx */*.kc.ptx */.libs/*.kc.ptx
 .PHONY: clean-kcc-ptx

@@ -8,9 +8,10 @@
  * Every kernel macro expands to three things at file scope:
  *
  *  1. A static host function with the exact type kc.h gives its kind
- *     (kc_host_for_fn, kc_host_reduce_fn, kc_host_scan_fn).  The body is
- *     pasted into a loop over the chunk [b, e), so the compiler sees the
- *     whole loop and can vectorise it:
+ *     (kc_host_for_fn, kc_host_reduce_fn, kc_host_scan_fn), kc__host_<name>,
+ *     which calls a static inline "chunk" function holding the loop over
+ *     [b, e) with the body pasted into it (inside do { } while (0)), so the
+ *     compiler sees the whole loop and can vectorise it:
  *       - the functor pointer is a `const ftype *restrict` local: the
  *         functor is the launch's private copy and never changes during a
  *         chunk, so its fields are loop invariants;
@@ -25,7 +26,10 @@
  *         reduction(...)` clause when OpenMP SIMD pragmas are enabled;
  *       - a scan runs its loop sequentially (the prefix is loop-carried).
  *     Define KC_HOST_NO_VECTOR_HINTS before including kernel.h to get the
- *     plain loops without any pragma.
+ *     plain loops without any pragma.  The chunk function returns a struct,
+ *     which makes a `return` in a body a compile error: on the host it
+ *     would silently skip the rest of the chunk.  `continue` and `break`
+ *     end the current index only.
  *  2. The kernel handle `kc_kernel *kc__kernel_<name>` (external linkage,
  *     what KC_KERNEL(name) names), NULL until registration succeeds.
  *  3. A constructor that registers the kernel with kc_kernel_register()
@@ -34,6 +38,10 @@
  *     name is taken, libkc refused it) prints one line on stderr and leaves
  *     the handle NULL; the program goes on, and a launch of the NULL
  *     handle fails with KC_EINVAL.
+ *
+ * Each macro's expansion ends with a function definition, so the ';' after
+ * a kernel macro is optional (with -Wpedantic, leave it out: ISO C calls
+ * it an empty declaration).
  *
  * PTX embedding: kcc compiles the file with the macro KC_PTX_TEXT defined
  * as the name of a `const char[]` holding the file's PTX module (the
@@ -92,15 +100,38 @@
 #endif
 #define KC__HINT_NONE(acc)
 
-/* clang reports a hinted loop it could not vectorise (-Wpass-failed, at
- * the function's name), which -Werror turns into an error although the
- * code is correct; the host functions are wrapped in these to silence it. */
+/* Every kernel's loop lives in a static inline "chunk" function that
+ * returns this type, called by the host entry (which returns void, as kc.h
+ * wants).  So a `return;` in a kernel body, which on the host would end the
+ * whole chunk and skip the indices after it, is a compile error (gcc's
+ * -Wreturn-type is raised to an error around the function), and so is
+ * `return value;`.  The body also runs inside do { } while (0): `continue`
+ * and `break` both end the current index only, as on the device. */
+typedef struct kc__no_return_in_kernel_body {
+  char unused;
+} kc__no_return_in_kernel_body;
+#define KC__BODY_DONE ((kc__no_return_in_kernel_body){0})
+#define KC__BODY(...)                                                          \
+  do {                                                                         \
+    __VA_ARGS__;                                                               \
+  } while (0)
+
+/* Around each chunk function and host entry: the error above; and clang's report of a
+ * hinted loop it could not vectorise (-Wpass-failed, at the function's
+ * name), which -Werror would turn into an error although the code is
+ * correct. */
 #if defined(__clang__)
 #define KC__FN_BEGIN                                                           \
   KC__PRAGMA(clang diagnostic push)                                            \
+  KC__PRAGMA(clang diagnostic error "-Wreturn-type")                           \
   KC__PRAGMA(clang diagnostic ignored "-Wunknown-warning-option")              \
   KC__PRAGMA(clang diagnostic ignored "-Wpass-failed")
 #define KC__FN_END KC__PRAGMA(clang diagnostic pop)
+#elif defined(__GNUC__)
+#define KC__FN_BEGIN                                                           \
+  KC__PRAGMA(GCC diagnostic push)                                              \
+  KC__PRAGMA(GCC diagnostic error "-Wreturn-type")
+#define KC__FN_END KC__PRAGMA(GCC diagnostic pop)
 #else
 #define KC__FN_BEGIN
 #define KC__FN_END
@@ -177,18 +208,25 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 
 #define KC__NO_REDUCER ((kc_reducer){.op = KC_REDUCE_NONE})
 
-/* A reduction host function over a local accumulator of type `atype`. */
+/* A reduction's chunk function and host entry, over a local accumulator of
+ * type `atype` loaded from and stored back to the caller's. */
 #define KC__REDUCE_FN(name, ftype, f, i, atype, acc, hint, ...)                \
   KC__FN_BEGIN                                                                 \
-  static void kc__host_##name(const void *kc__functor, kc_index kc__b,         \
-                              kc_index kc__e, void *kc__acc) {                 \
+  static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
+      const void *kc__functor, kc_index kc__b, kc_index kc__e,                 \
+      void *kc__acc) {                                                         \
     const ftype *restrict const f = (const ftype *)kc__functor;               \
     atype acc = *(atype *)kc__acc;                                             \
     (void)f;                                                                   \
     KC__HINT_##hint(acc) for (kc_index i = kc__b; i < kc__e; ++i) {          \
-      __VA_ARGS__;                                                             \
+      KC__BODY(__VA_ARGS__);                                                   \
     }                                                                          \
     *(atype *)kc__acc = acc;                                                   \
+    return KC__BODY_DONE;                                                      \
+  }                                                                            \
+  static void kc__host_##name(const void *kc__functor, kc_index kc__b,         \
+                              kc_index kc__e, void *kc__acc) {                 \
+    (void)kc__chunk_##name(kc__functor, kc__b, kc__e, kc__acc);                \
   }                                                                            \
   KC__FN_END
 
@@ -201,11 +239,18 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 
 #define KC_FOR(name, ftype, f, i, ...)                                         \
   KC__FN_BEGIN                                                                 \
-  static void kc__host_##name(const void *kc__functor, kc_index kc__b,         \
-                              kc_index kc__e) {                                \
+  static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
+      const void *kc__functor, kc_index kc__b, kc_index kc__e) {               \
     const ftype *restrict const f = (const ftype *)kc__functor;               \
     (void)f;                                                                   \
-    KC__HINT_FOR(~) for (kc_index i = kc__b; i < kc__e; ++i) { __VA_ARGS__; }  \
+    KC__HINT_FOR(~) for (kc_index i = kc__b; i < kc__e; ++i) {               \
+      KC__BODY(__VA_ARGS__);                                                   \
+    }                                                                          \
+    return KC__BODY_DONE;                                                      \
+  }                                                                            \
+  static void kc__host_##name(const void *kc__functor, kc_index kc__b,         \
+                              kc_index kc__e) {                                \
+    (void)kc__chunk_##name(kc__functor, kc__b, kc__e);                         \
   }                                                                            \
   KC__FN_END                                                                   \
   KC__REGISTER(name, KC_KERNEL_FOR, kc__host_##name, KC__NO_REDUCER)
@@ -230,12 +275,12 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
  * index order, so a body that replaces acc only on a strictly better value
  * keeps the smallest index among ties. */
 #define KC_REDUCE_MINLOC(name, ftype, f, i, vtype, acc, ...)                   \
-  KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, NONE, __VA_ARGS__)        \
+  KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, NONE, __VA_ARGS__)    \
   KC__REGISTER(name, KC_KERNEL_REDUCE, kc__host_##name,                        \
                KC__BUILTIN_REDUCER(KC_REDUCE_MINLOC, vtype))
 
 #define KC_REDUCE_MAXLOC(name, ftype, f, i, vtype, acc, ...)                   \
-  KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, NONE, __VA_ARGS__)        \
+  KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, NONE, __VA_ARGS__)    \
   KC__REGISTER(name, KC_KERNEL_REDUCE, kc__host_##name,                        \
                KC__BUILTIN_REDUCER(KC_REDUCE_MAXLOC, vtype))
 
@@ -266,16 +311,25 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 /* Scans: kc calls the host function twice per chunk, with final = 0 to
  * total the chunk and final = 1 with acc holding the prefix before it. */
 #define KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, ...)                 \
-  static void kc__host_##name(const void *kc__functor, kc_index kc__b,         \
-                              kc_index kc__e, void *kc__acc, int kc__final) {  \
+  KC__FN_BEGIN                                                                 \
+  static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
+      const void *kc__functor, kc_index kc__b, kc_index kc__e, void *kc__acc,  \
+      const int final) {                                                       \
     const ftype *restrict const f = (const ftype *)kc__functor;               \
-    const int final = kc__final;                                               \
     vtype acc = *(vtype *)kc__acc;                                             \
     (void)f;                                                                   \
     (void)final;                                                               \
-    for (kc_index i = kc__b; i < kc__e; ++i) { __VA_ARGS__; }                  \
+    for (kc_index i = kc__b; i < kc__e; ++i) {                                 \
+      KC__BODY(__VA_ARGS__);                                                   \
+    }                                                                          \
     *(vtype *)kc__acc = acc;                                                   \
-  }
+    return KC__BODY_DONE;                                                      \
+  }                                                                            \
+  static void kc__host_##name(const void *kc__functor, kc_index kc__b,         \
+                              kc_index kc__e, void *kc__acc, int kc__final) {  \
+    (void)kc__chunk_##name(kc__functor, kc__b, kc__e, kc__acc, kc__final);     \
+  }                                                                            \
+  KC__FN_END
 
 #define KC_SCAN(name, ftype, f, i, vtype, acc, final, ...)                     \
   KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, __VA_ARGS__)               \
