@@ -9,7 +9,10 @@
  * times `inner` launches, with `inner` doubled until the loop takes at least
  * the target time; both are repeated `outer` times.  The overhead of one
  * launch is test/inner - reference/inner, reported as the mean over the
- * outer repetitions with its 95% confidence interval.
+ * outer repetitions with its 95% confidence interval.  Each construct is
+ * first launched untimed for --warmup-ms (200 ms): the figures are the
+ * steady state, not the first launches of a pool whose threads are still
+ * being placed.
  *
  * The thread count of a kc host backend is fixed when kc starts
  * (KC_NUM_THREADS); the baseline is given the same count.  bench/run runs
@@ -44,7 +47,9 @@ static struct {
   int outer;
   double target_us, delay_us;
   const char *csv;
-} o = {20, 1000.0, 0.1, NULL};
+  int verbose;
+  double warmup_ms;
+} o = {20, 1000.0, 0.1, NULL, 0, 200.0};
 
 static long long n;          /* indices per launch: one per thread */
 static long long delay_len;  /* DISPATCH_DELAY length giving delay_us */
@@ -176,6 +181,12 @@ typedef struct result {
 
 static result measure(int impl, int c) {
   result res = {0};
+  /* Warm-up: launches for --warmup-ms before anything is timed, so the
+   * figures are the steady state (pools awake, threads placed).  Run with
+   * --warmup-ms 0 -v to see the start-up instead. */
+  double until = bench_now() + o.warmup_ms * 1e-3;
+  while (bench_now() < until)
+    time_launches(impl, c, 16);
   long inner = 1;
   /* Doubling, as EPCC does; the first, short, loops warm the pool up. */
   while (time_launches(impl, c, inner) * 1e6 < o.target_us && inner < (1l << 30))
@@ -194,6 +205,13 @@ static result measure(int impl, int c) {
   for (int r = 0; r < o.outer; r++)
     ov[r] = (time_launches(impl, c, inner) - ref) / inner * 1e6;
   res.st = bench_stats_of(ov, o.outer);
+  if (o.verbose) {
+    printf("dispatch: %s %s, %ld launches per rep, us per launch:",
+           impl == 0 ? "kc" : "OpenMP", cname[c], inner);
+    for (int r = 0; r < o.outer; r++)
+      printf(" %.3f", ov[r]);
+    printf("\n");
+  }
   free(ov);
   check_out(impl == 0 ? "kc" : "OpenMP", c);
   return res;
@@ -217,6 +235,9 @@ static void usage(FILE *f) {
           "  --delay-us D   work per index, microseconds (default 0.1; 0: "
           "empty body)\n"
           "  --csv FILE     write the figures as CSV\n"
+          "  --warmup-ms W  untimed launches before each construct "
+          "(default 200)\n"
+          "  -v, --verbose  print every outer repetition\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
           "77 backend absent or not a host backend.\n",
           prog);
@@ -228,11 +249,15 @@ int main(int argc, char **argv) {
       {"target-us", required_argument, NULL, 't'},
       {"delay-us", required_argument, NULL, 'd'},
       {"csv", required_argument, NULL, 'c'},
+      {"verbose", no_argument, NULL, 'v'},
+      {"warmup-ms", required_argument, NULL, 'w'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   int ch;
-  while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "hv", lo, NULL)) != -1) {
     switch (ch) {
+    case 'v': o.verbose = 1; break;
+    case 'w': o.warmup_ms = atof(optarg); break;
     case 'o': o.outer = atoi(optarg); break;
     case 't': o.target_us = atof(optarg); break;
     case 'd': o.delay_us = atof(optarg); break;
@@ -241,7 +266,8 @@ int main(int argc, char **argv) {
     default: usage(stderr); return 2;
     }
   }
-  if (optind != argc || o.outer < 2 || o.target_us <= 0 || o.delay_us < 0) {
+  if (optind != argc || o.outer < 2 || o.target_us <= 0 || o.delay_us < 0 ||
+      o.warmup_ms < 0) {
     usage(stderr);
     return 2;
   }
