@@ -1,0 +1,232 @@
+#!/bin/bash
+# gpu-check.sh — builds kc on the GPU machine and runs everything that needs
+# the GPU: the whole `make check` (conformance suite on every backend,
+# cuda included), the CUDA tests in each forced launch mode, compute-
+# sanitizer memcheck over the CUDA tests and racecheck over the kernels
+# with shared memory, the examples with KC_BACKEND=cuda, and bench/launch.
+# Prints a short summary table last; logs go to $OUT (the device tool's
+# output folder; /tmp/kc-gpu-out elsewhere).
+#
+# Prepare here first (the GPU machine has no libtool, autoconf-archive or
+# libffi headers):   sh tests/gpu-prepare.sh
+# then, with the device tool, from the repository root:
+#   run(command="bash tests/gpu-check.sh", carry=[".devcarry"])
+#
+#   bash tests/gpu-check.sh [STEP...]
+# STEPs: build check modes memcheck racecheck examples bench (default: all,
+# in that order), and fullcheck (make check on every backend).  A later call on the same (warm) machine reuses the build
+# in $KC_GPU_BUILD (default /tmp/kc-gpu-build) and may name steps only.
+# KC_GPU_DEADLINE (seconds, default 570) bounds the whole run: a step that
+# would start too late is reported as skipped.
+set -u
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+carry=$root/.devcarry
+OUT=${OUT:-/tmp/kc-gpu-out}
+build=${KC_GPU_BUILD:-/tmp/kc-gpu-build}
+deadline=$((SECONDS + ${KC_GPU_DEADLINE:-570}))
+jobs=$(nproc 2>/dev/null || echo 4)
+mkdir -p "$OUT"
+summary=$OUT/summary.txt
+: >"$summary"
+
+steps=${*:-build check modes memcheck racecheck examples bench}
+row() { printf '%-22s %s\n' "$1" "$2" | tee -a "$summary"; }
+left() { echo $((deadline - SECONDS)); }
+# enough SECONDS: is there time for a step that needs that long?
+enough() { test "$(left)" -ge "$1"; }
+
+# Counts of a test-suite.log's results: "PASS n FAIL n SKIP n ERROR n".
+counts() {
+  local log=$1
+  if test ! -f "$log"; then
+    echo "no test-suite.log"
+    return
+  fi
+  local k out=
+  for k in TOTAL PASS FAIL SKIP ERROR; do
+    out="$out$k $(sed -n "s/^# $k: *\([0-9]*\).*/\1/p" "$log" | head -n 1) "
+  done
+  echo "$out"
+}
+# The automake driver writes one line per test into the .log of make.
+results_of() { grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS): ' "$1" || true; }
+
+device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
+  2>/dev/null | head -n 1)
+echo "gpu-check: ${device:-no nvidia-smi}; steps: $steps; $(left) s budget"
+
+# ------------------------------------------------------------------ build
+step_build() {
+  local t0=$SECONDS log=$OUT/build.log
+  if test ! -f "$carry/gen.tar"; then
+    row build "FAILED: $carry/gen.tar missing (run sh tests/gpu-prepare.sh)"
+    return 1
+  fi
+  # The generated files, newer than their sources so make never tries to
+  # regenerate them (no libtool here): unpack without their old times, then
+  # touch them in dependency order.
+  tar -xmf "$carry/gen.tar" -C "$root"
+  touch "$root/aclocal.m4"
+  sleep 1
+  touch "$root/configure" "$root/config.h.in"
+  find "$root" -name Makefile.in -not -path '*/.git/*' -exec touch {} +
+  # libffi: the system's libffi.so.8 under the name the linker wants.
+  local ffi
+  ffi=$(ls /usr/lib/x86_64-linux-gnu/libffi.so.8* /usr/lib64/libffi.so.8* \
+    2>/dev/null | head -n 1)
+  mkdir -p "$carry/ffi/lib"
+  ln -sf "$ffi" "$carry/ffi/lib/libffi.so"
+  rm -rf "$build"
+  mkdir -p "$build"
+  (cd "$build" && "$root/configure" --enable-werror \
+    FFI_CFLAGS="-I$carry/ffi/include" \
+    FFI_LIBS="-L$carry/ffi/lib -Wl,-rpath,$carry/ffi/lib -lffi") \
+    >"$log" 2>&1 || {
+    row build "FAILED: configure (build.log)"
+    tail -n 30 "$log"
+    return 1
+  }
+  if ! make -C "$build" -j"$jobs" >>"$log" 2>&1; then
+    row build "FAILED: make (build.log)"
+    grep -E 'error|Error' "$log" | head -n 30
+    return 1
+  fi
+  # The test programs too, so `check` times the tests alone.
+  make -C "$build/tests" -j"$jobs" check TESTS= >>"$log" 2>&1
+  row build "ok ($((SECONDS - t0)) s; nvcc $(nvcc --version 2>/dev/null |
+    sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+}
+
+# ------------------------------------------------------------ make check
+# `check`: the CUDA half of make check (every *.cuda test and cuda-probe);
+# `fullcheck`: all of make check, every backend (the host backends run on
+# CI too, so it is not a default step).
+run_check() {
+  local label=$1 t0=$SECONDS
+  shift
+  enough 90 || { row "$label" "skipped: out of time"; return; }
+  KC_TEST_TIMEOUT=240 timeout $(($(left) - 45)) \
+    make -C "$build/tests" -j"$jobs" -k check "$@" >"$build/check-make.log" 2>&1
+  cp "$build/tests/test-suite.log" "$OUT/check-suite.log" 2>/dev/null
+  row "$label" "$(counts "$build/tests/test-suite.log") ($((SECONDS - t0)) s)"
+  results_of "$build/check-make.log" | grep -E '^(FAIL|ERROR)' | head -n 30
+}
+step_check() { run_check "make check (cuda)" TESTS="$(cuda_tests) cuda-probe"; }
+step_fullcheck() { run_check "make check (all)"; }
+
+# The CUDA tests of the suite (conformance *.cuda stubs and cuda-*.cuda).
+cuda_tests() {
+  (cd "$build/tests" && make -s -f Makefile -f - print-tests <<'EOF' 2>/dev/null
+print-tests:
+	@echo $(filter %.cuda,$(TESTS))
+EOF
+  )
+}
+
+# ------------------------------------------- each forced launch mode
+step_modes() {
+  local tests m t0
+  tests=$(cuda_tests)
+  : >"$OUT/modes.log"
+  for m in param constant global; do
+    enough 60 || { row "mode $m" "skipped: out of time"; continue; }
+    t0=$SECONDS
+    KC_CUDA_LAUNCH=$m KC_TEST_TIMEOUT=120 timeout $(($(left) - 30)) \
+      make -C "$build/tests" -j"$jobs" -k check TESTS="$tests" \
+      >"$OUT/mode-$m.tmp" 2>&1
+    {
+      echo "===== KC_CUDA_LAUNCH=$m"
+      results_of "$OUT/mode-$m.tmp"
+      grep -A30 -E '^(FAIL|ERROR): ' "$build/tests/test-suite.log" | head -n 80
+    } >>"$OUT/modes.log"
+    row "mode $m" "$(counts "$build/tests/test-suite.log") ($((SECONDS - t0)) s)"
+    rm -f "$OUT/mode-$m.tmp"
+  done
+}
+
+# ---------------------------------------------------- compute-sanitizer
+sanitize() {
+  local tool=$1 budget=$2 filter t0=$SECONDS
+  filter=$(echo $3)
+  local n=0 bad=0 t name
+  echo "===== compute-sanitizer --tool $tool" >>"$OUT/sanitizer.log"
+  for t in $(cuda_tests); do
+    name=${t%.cuda}
+    case $name in cuda-fault) continue ;; esac # faults on purpose
+    if test -n "$filter"; then
+      case " $filter " in *" $name "*) ;; *) continue ;; esac
+    fi
+    enough "$budget" || { echo "$name: skipped, out of time" >>"$OUT/sanitizer.log"; continue; }
+    n=$((n + 1))
+    (cd "$build/tests" && KC_TEST_SCALE=50 KC_TEST_TIMEOUT=200 \
+      timeout $(($(left) - 20)) compute-sanitizer --tool "$tool" \
+      --error-exitcode 86 --print-limit 20 ./run-backend "./$t") \
+      >"$OUT/san.tmp" 2>&1
+    local rc=$?
+    {
+      echo "--- $t: exit $rc"
+      grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|Error|^FAIL|^PASS|^SKIP' \
+        "$OUT/san.tmp" | head -n 40
+    } >>"$OUT/sanitizer.log"
+    if test $rc -ne 0 && test $rc -ne 77; then
+      bad=$((bad + 1))
+      echo "$tool: $t exit $rc"
+      grep -E 'ERROR SUMMARY|Invalid|Race|FAIL' "$OUT/san.tmp" | head -n 8
+    fi
+  done
+  rm -f "$OUT/san.tmp"
+  row "$tool" "$n programs, $bad with errors ($((SECONDS - t0)) s)"
+}
+step_memcheck() {
+  sanitize memcheck 45 "t-init t-for t-reduce t-scan t-custom t-memory t-mirror
+    t-errors t-kcc-kernels t-ffi t-examples cuda-launch cuda-jit"
+}
+step_racecheck() { sanitize racecheck 45 "t-reduce t-scan t-custom cuda-launch"; }
+
+# --------------------------------------------------------------- examples
+step_examples() {
+  enough 30 || { row examples "skipped: out of time"; return; }
+  local n=0 bad=0 f
+  : >"$OUT/examples.log"
+  for f in "$build"/examples/*; do
+    test -f "$f" && test -x "$f" || continue
+    case $f in *.o | *.la | *.lo | *.sh | */Makefile) continue ;; esac
+    n=$((n + 1))
+    echo "===== KC_BACKEND=cuda $(basename "$f")" >>"$OUT/examples.log"
+    KC_BACKEND=cuda KC_PLUGIN_PATH="$build/plugins/cuda/.libs" \
+      timeout 60 "$f" >>"$OUT/examples.log" 2>&1
+    local rc=$?
+    echo "exit $rc" >>"$OUT/examples.log"
+    test $rc -eq 0 || bad=$((bad + 1))
+  done
+  row examples "$n run with KC_BACKEND=cuda, $bad failed"
+}
+
+# ------------------------------------------------------------------ bench
+step_bench() {
+  enough 45 || { row bench/launch "skipped: out of time"; return; }
+  (cd "$build/bench" && KC_PLUGIN_PATH="$build/plugins/cuda/.libs" \
+    timeout $(($(left) - 10)) ./launch --csv "$OUT/launch.csv") \
+    >"$OUT/launch.log" 2>&1
+  local rc=$?
+  row bench/launch "exit $rc (launch.log, launch.csv)"
+}
+
+failed=0
+for s in $steps; do
+  if ! "step_$s"; then
+    failed=1
+    test "$s" = build && break
+  fi
+done
+
+if test -f "$OUT/launch.log"; then
+  echo
+  sed -n '/^kc launch latency/,$p' "$OUT/launch.log"
+  grep -E '^SKIP|failed' "$OUT/launch.log"
+fi
+echo
+echo "== gpu-check summary: ${device:-?} ($SECONDS s) =="
+cat "$summary"
+exit $failed
