@@ -338,7 +338,7 @@ static int mem_set(void *state, void *p, kc_space space, int value,
                    size_t bytes) {
   kc__cuda_state *s = state;
   CHECK_UP(s);
-  if (space == KC_SPACE_HOST) {
+  if (space == KC_SPACE_HOST || space == KC_SPACE_HOST_PINNED) {
     int rc = fence(s);
     if (rc == 0)
       memset(p, value, bytes);
