@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "tools.h"
@@ -83,6 +84,7 @@ struct tool {
   kp_request_settings_fn request_settings;
   kp_provide_interface_fn provide_interface;
   bool global_fencing; /* what the tool asked for; Kokkos' default is yes */
+  int ncallbacks;
 };
 
 int kc__tools_active = 0;
@@ -91,7 +93,7 @@ int kc__tools_active = 0;
  * lock, while no other kc call may run), read by the hooks. */
 static struct tool *tools;
 static int ntools;
-static uint32_t devid_queue; /* kernels: the backend's one queue */
+static uint32_t devid_queue;  /* kernels: the backend's one queue */
 static uint32_t devid_global; /* fences: global device synchronisation */
 static const char *space_names[KC_SPACE_COUNT];
 /* Whether a fence precedes the parallel / region callbacks: some tool that
@@ -116,10 +118,9 @@ static uint32_t device_type(const char *backend) {
   static const struct {
     const char *name;
     uint32_t type;
-  } map[] = {{"serial", 0},       {"openmp", 1}, {"cuda", 2},
-             {"hip", 3},          {"openmptarget", 4},
-             {"hpx", 5},          {"threads", 6}, {"sycl", 7},
-             {"openacc", 8}};
+  } map[] = {{"serial", 0},  {"openmp", 1},       {"cuda", 2},
+             {"hip", 3},     {"openmptarget", 4}, {"hpx", 5},
+             {"threads", 6}, {"sycl", 7},         {"openacc", 8}};
   for (size_t i = 0; backend && i < sizeof map / sizeof map[0]; i++)
     if (strcmp(backend, map[i].name) == 0)
       return map[i].type;
@@ -208,8 +209,46 @@ static void lookup(void *handle, const char *name, void *fnptr, int *found) {
     ++*found;
 }
 
+/* A bare name ("timer": no '/', no ".so") means kc's own tool
+ * libkc-tool-<name>.so, looked for where the backend plugins are:
+ * KC_PLUGIN_PATH, the kc/ directory beside libkc.so, then $(pkglibdir).
+ * Returns 1 with the file's path in buf when one exists. */
+static int find_named_tool(const char *name, char *buf, size_t cap) {
+  if (strchr(name, '/') || strstr(name, ".so"))
+    return 0;
+  char dirs[4096] = "";
+  const char *env = getenv("KC_PLUGIN_PATH");
+  size_t used = 0;
+  if (env && *env)
+    used += (size_t)snprintf(dirs, sizeof dirs, "%s:", env);
+  Dl_info self;
+  if (used < sizeof dirs && dladdr((void *)&kc__tools_active, &self) &&
+      self.dli_fname && strchr(self.dli_fname, '/')) {
+    int dirlen = (int)(strrchr(self.dli_fname, '/') - self.dli_fname);
+    used += (size_t)snprintf(dirs + used, sizeof dirs - used,
+                             "%.*s/kc:", dirlen, self.dli_fname);
+  }
+#ifdef KC_PLUGINDIR
+  if (used < sizeof dirs)
+    snprintf(dirs + used, sizeof dirs - used, "%s", KC_PLUGINDIR);
+#endif
+  char *save = NULL;
+  for (char *d = strtok_r(dirs, ":", &save); d;
+       d = strtok_r(NULL, ":", &save)) {
+    int n = snprintf(buf, cap, "%s/libkc-tool-%s.so", d, name);
+    if (n > 0 && (size_t)n < cap && access(buf, R_OK) == 0)
+      return 1;
+  }
+  return 0;
+}
+
 static int tool_load(struct tool *t, const char *path, const char *var) {
   memset(t, 0, sizeof *t);
+  char named[4096];
+  if (find_named_tool(path, named, sizeof named)) {
+    kc__verbose("tools: '%s' is %s", path, named);
+    path = named;
+  }
   dlerror();
   /* RTLD_GLOBAL as Kokkos does: connector tools load further tools that
    * resolve symbols against them. */
@@ -257,7 +296,7 @@ static int tool_load(struct tool *t, const char *path, const char *var) {
   }
   t->path = strdup(path);
   t->global_fencing = true;
-  kc__verbose("tools: loaded %s (%d kokkosp_* callbacks)", path, n);
+  t->ncallbacks = n;
   return 0;
 }
 
@@ -323,8 +362,8 @@ void kc__tools_init(const kc_info *info) {
   uint32_t type = device_type(info ? info->backend : NULL);
   uint32_t dev = (info && info->device > 0) ? (uint32_t)info->device : 0;
   devid_global = type << TYPE_SHIFT;
-  devid_queue = devid_global | (dev & DEVICE_MASK) << DEVICE_SHIFT |
-                INSTANCE_QUEUE;
+  devid_queue =
+      devid_global | (dev & DEVICE_MASK) << DEVICE_SHIFT | INSTANCE_QUEUE;
   name_spaces(info);
 
   const char *var;
@@ -358,6 +397,8 @@ void kc__tools_init(const kc_info *info) {
       free(loaded[n].path);
       continue;
     }
+    kc__verbose("tools: loaded %s (%d kokkosp_* callbacks)", path,
+                loaded[n].ncallbacks);
     n++;
   }
   free(list);
@@ -394,8 +435,8 @@ void kc__tools_init(const kc_info *info) {
   for (int i = 0; i < ntools; i++) {
     const struct tool *t = &tools[i];
     for (int w = 0; w < 3; w++)
-      fence_parallel[w] |= t->global_fencing &&
-                           (t->begin_parallel[w] || t->end_parallel[w]);
+      fence_parallel[w] |=
+          t->global_fencing && (t->begin_parallel[w] || t->end_parallel[w]);
     fence_region |= t->global_fencing && (t->push_region || t->pop_region);
   }
   kc__tools_active = 1;
@@ -569,4 +610,27 @@ void kc__tools_dual_view_sync(const char *label, const void *ptr,
   for (int i = 0; i < ntools; i++)
     if (tools[i].dual_view_sync)
       tools[i].dual_view_sync(label ? label : "", ptr, to_device != 0);
+}
+
+/* -------------------------------------------------------- public API */
+
+int kc_declare_metadata(const char *key, const char *value) {
+  KC__CHECK_INIT("kc_declare_metadata");
+  if (!key || !value)
+    return kc__error(KC_EINVAL, "kc_declare_metadata: %s is NULL",
+                     key ? "value" : "key");
+  if (kc__unlikely(kc__tools_active))
+    declare_metadata_all(key, value);
+  return 0;
+}
+
+int kc_profile_event(const char *name) {
+  KC__CHECK_INIT("kc_profile_event");
+  if (!name)
+    return kc__error(KC_EINVAL, "kc_profile_event: name is NULL");
+  if (kc__unlikely(kc__tools_active))
+    for (int i = 0; i < ntools; i++)
+      if (tools[i].profile_event)
+        tools[i].profile_event(name);
+  return 0;
 }

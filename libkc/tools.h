@@ -26,6 +26,11 @@
 
 #define kc__unlikely(x) __builtin_expect(!!(x), 0)
 
+/* Hidden at the declaration, not only at the definition: the call sites in
+ * other files then read kc__tools_active directly instead of through the
+ * GOT, which keeps the no-tool branch at one load and one test. */
+#pragma GCC visibility push(hidden)
+
 /* Nonzero once a tool library with at least one callback is loaded. */
 extern int kc__tools_active;
 
@@ -81,5 +86,7 @@ void kc__tools_dual_view_sync(const char *label, const void *ptr,
 /* The Kokkos Tools device id of kc's one execution queue on the backend in
  * use (see doc/tools.md for the encoding); valid after kc__tools_init. */
 uint32_t kc__tools_device_id(void);
+
+#pragma GCC visibility pop
 
 #endif

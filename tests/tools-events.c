@@ -1,0 +1,271 @@
+/* Conformance: the profiling hooks (Kokkos Tools callbacks).
+ *
+ * Loads the recording tool (tests/tools-record.c) through KC_TOOLS_LIBS and
+ * checks, line by line, every callback it received and every argument:
+ * initialisation (load sequence, interface version, device info, tool
+ * settings, arguments, kc's metadata), allocations, deep copies with the
+ * labels of the allocations they touch, nested regions, for/reduce/scan
+ * launches with their labels, device ids and kernel ids, fences, user
+ * metadata and events, deallocations and finalisation.  Four runs, each a
+ * kc_init/kc_finalize cycle of its own:
+ *   A  one tool that turns global fencing off;
+ *   B  one tool with Kokkos' default global fencing (a fence before each
+ *      kernel and region callback), arguments from KOKKOS_TOOLS_ARGS;
+ *   C  as B, the tool calling the fence kc gives it from inside
+ *      kokkosp_begin_parallel_for;
+ *   D  two tools at once, each with its own kernel and fence ids.
+ */
+#include <kc/kernel.h>
+
+#include "kernels/functors.h"
+#include "tools-log.h"
+
+KC_KERNEL_DECLARE(kt_fill);
+KC_KERNEL_DECLARE(kt_sum_i64);
+KC_KERNEL_DECLARE(kt_iscan_i64);
+
+#define KP_VERSION 20240906
+#define GLOBAL_FENCE "kc::tools: global fence before a tool callback"
+#define TOOL_FENCE "kc::tools: fence requested by a tool"
+
+typedef struct run {
+  const char *name;
+  int ntools;
+  int fencing;    /* global fencing expected */
+  int call_fence; /* the tool fences from begin_parallel_for */
+  const char *args;
+  tl_expect ex[2];
+  uint64_t kid[2], fid[2]; /* last ids each tool handed out */
+  kc_info info;
+  unsigned q, g;
+} run;
+
+static const uint64_t id_base[2] = {0, 1000};
+
+static KC_TEST__PRINTF(2, 3) void all(run *r, const char *fmt, ...) {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  for (int i = 0; i < r->ntools; i++)
+    tl_line(&r->ex[i], "%s", buf);
+}
+
+static void fence(run *r, const char *name) {
+  for (int i = 0; i < r->ntools; i++) {
+    r->fid[i]++;
+    tl_line(&r->ex[i], "begin_fence\tname=%s\tdev=0x%08x\tfid=%" PRIu64, name,
+            r->g, r->fid[i]);
+    tl_line(&r->ex[i], "end_fence\tfid=%" PRIu64, r->fid[i]);
+  }
+}
+
+static void global_fence(run *r) {
+  if (r->fencing)
+    fence(r, GLOBAL_FENCE);
+}
+
+/* Expectation of one launch: begin, (the tool's fence), end. */
+static void kernel(run *r, const char *kind, const char *label) {
+  uint64_t kid[2];
+  global_fence(r);
+  for (int i = 0; i < r->ntools; i++) {
+    kid[i] = ++r->kid[i];
+    tl_line(&r->ex[i], "begin_parallel_%s\tname=%s\tdev=0x%08x\tkid=%" PRIu64,
+            kind, label, r->q, kid[i]);
+  }
+  if (r->call_fence && strcmp(kind, "for") == 0)
+    fence(r, TOOL_FENCE);
+  global_fence(r);
+  for (int i = 0; i < r->ntools; i++)
+    tl_line(&r->ex[i], "end_parallel_%s\tkid=%" PRIu64, kind, kid[i]);
+}
+
+static void region_push(run *r, const char *name) {
+  KC_CHECK_OK(kc_region_push(name));
+  global_fence(r);
+  all(r, "push_profile_region\tname=%s", name);
+}
+
+static void region_pop(run *r) {
+  KC_CHECK_OK(kc_region_pop());
+  global_fence(r);
+  all(r, "pop_profile_region");
+}
+
+static void *alloc(run *r, size_t bytes, kc_space space, const char *label) {
+  void *p = NULL;
+  KC_REQUIRE_OK(kc_malloc(&p, bytes, space, label));
+  all(r, "allocate_data\tspace=%s\tlabel=%s\tptr=%p\tsize=%zu",
+      tl_space(&r->info, space), label, p, bytes);
+  return p;
+}
+
+static void dealloc(run *r, void *p, size_t bytes, kc_space space,
+                    const char *label) {
+  KC_CHECK_OK(kc_free(p));
+  all(r, "deallocate_data\tspace=%s\tlabel=%s\tptr=%p\tsize=%zu",
+      tl_space(&r->info, space), label, p, bytes);
+}
+
+static void copy(run *r, void *dst, kc_space ds, const char *dl,
+                 const void *src, kc_space ss, const char *sl, size_t bytes) {
+  KC_CHECK_OK(kc_memcpy(dst, src, bytes));
+  all(r,
+      "begin_deep_copy\tdst_space=%s\tdst_label=%s\tdst=%p\tsrc_space=%s"
+      "\tsrc_label=%s\tsrc=%p\tsize=%zu",
+      tl_space(&r->info, ds), dl, dst, tl_space(&r->info, ss), sl, src,
+      bytes);
+  all(r, "end_deep_copy");
+}
+
+static void setenv_or_unset(const char *name, const char *value) {
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+}
+
+static void scenario(run *r) {
+  KC_INFO("run %s: %d tool(s), global fencing %s%s", r->name, r->ntools,
+          r->fencing ? "on" : "off",
+          r->call_fence ? ", the tool fences" : "");
+  char *log[2] = {tl_tmpfile("tools-log"), tl_tmpfile("tools-log2")};
+  char *rec = tl_lib("tests", "kc-tool-record");
+  char *rec2 = tl_lib("tests", "kc-tool-record2");
+  char libs[8192];
+  if (r->ntools == 1)
+    snprintf(libs, sizeof libs, "%s", rec);
+  else
+    snprintf(libs, sizeof libs, "%s;%s", rec, rec2);
+  setenv("KC_TOOLS_LIBS", libs, 1);
+  setenv("KC_TEST_TOOL_LOG", log[0], 1);
+  setenv("KC_TEST_TOOL_LOG2", log[1], 1);
+  setenv_or_unset("KC_TEST_TOOL_FENCING", r->fencing ? NULL : "0");
+  setenv_or_unset("KC_TEST_TOOL_CALL_FENCE", r->call_fence ? "1" : NULL);
+  for (int i = 0; i < 2; i++)
+    r->kid[i] = r->fid[i] = id_base[i];
+
+  kc_test_init_backend();
+  r->info = kc_test_info();
+  r->q = tl_devid_queue(&r->info);
+  r->g = tl_devid_fence(&r->info);
+
+  /* Initialisation, as each tool sees it. */
+  for (int i = 0; i < r->ntools; i++) {
+    tl_line(&r->ex[i],
+            "init_library\tseq=%d\tversion=%d\tndev=1\tdevs=0x%x", i,
+            KP_VERSION, r->q);
+    tl_line(&r->ex[i],
+            "request_tool_settings\tn=1\tdefault_fencing=1\tfencing=%d",
+            r->fencing);
+    tl_line(&r->ex[i], "provide_tool_programming_interface\tn=1\tfence=yes");
+    if (r->args)
+      tl_line(&r->ex[i], "parse_args\t%s", r->args);
+  }
+  all(r, "declare_metadata\tkey=kc_version\tvalue=%s", kc_version());
+  all(r, "declare_metadata\tkey=kc_backend\tvalue=%s", r->info.backend);
+  all(r, "declare_metadata\tkey=kc_backend_path\tvalue=%s", r->info.path);
+  all(r, "declare_metadata\tkey=kc_device_name\tvalue=%s", r->info.dev.name);
+  all(r, "declare_metadata\tkey=kc_device\tvalue=%d", r->info.device);
+  all(r, "declare_metadata\tkey=kc_concurrency\tvalue=%d",
+      r->info.concurrency);
+  all(r, "declare_metadata\tkey=kc_tools_device_id\tvalue=0x%08x", r->q);
+
+  /* The program. */
+  const kc_index n = 1000;
+  const size_t bytes = (size_t)n * sizeof(int64_t);
+  KC_CHECK_OK(kc_declare_metadata("tools-events", r->name));
+  all(r, "declare_metadata\tkey=tools-events\tvalue=%s", r->name);
+  KC_CHECK_OK(kc_profile_event("start"));
+  all(r, "profile_event\tname=start");
+
+  int64_t *x = alloc(r, bytes, KC_SPACE_DEVICE, "tools x");
+  int64_t *y = alloc(r, bytes, KC_SPACE_DEVICE, "tools y");
+  int64_t *h = alloc(r, 8 * sizeof(int64_t), KC_SPACE_HOST, "tools h");
+  int64_t *hb = kc_test_xmalloc(bytes);
+  for (kc_index i = 0; i < n; i++)
+    hb[i] = -1;
+  copy(r, x, KC_SPACE_DEVICE, "tools x", hb, KC_SPACE_HOST, "", bytes);
+
+  region_push(r, "outer");
+  kc_policy range = kc_range(0, n);
+  kt_fill ff = {x, 0, 2, 1}; /* x[i] = 2i + 1 */
+  KC_CHECK_OK(kc_parallel_for("tools fill", KC_TEST_KERNEL(kt_fill), &range,
+                              &ff, sizeof ff));
+  kernel(r, "for", "tools fill");
+
+  region_push(r, "inner");
+  kt_xi64 fx = {x, 0};
+  int64_t sum = 0;
+  KC_CHECK_OK(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kt_sum_i64), &range,
+                                 &fx, sizeof fx, &sum));
+  kernel(r, "reduce", "kt_sum_i64"); /* no label: the kernel's name */
+  region_pop(r);
+
+  kt_scan_i64 fs = {x, y, 0};
+  int64_t total = 0;
+  KC_CHECK_OK(kc_parallel_scan("tools scan", KC_TEST_KERNEL(kt_iscan_i64),
+                               &range, &fs, sizeof fs, &total));
+  kernel(r, "scan", "tools scan");
+  region_pop(r);
+
+  KC_CHECK_OK(kc_fence());
+  fence(r, "kc_fence");
+  /* Interior pointers: the labels are those of the enclosing allocations. */
+  copy(r, h + 1, KC_SPACE_HOST, "tools h", y + 2, KC_SPACE_DEVICE, "tools y",
+       3 * sizeof(int64_t));
+  KC_CHECK_EQ_INT(sum, (int64_t)n * n);
+  KC_CHECK_EQ_INT(total, (int64_t)n * n);
+  KC_CHECK_EQ_INT(h[1], 9);
+  KC_CHECK_EQ_INT(h[2], 16);
+  KC_CHECK_EQ_INT(h[3], 25);
+
+  dealloc(r, x, bytes, KC_SPACE_DEVICE, "tools x");
+  dealloc(r, y, bytes, KC_SPACE_DEVICE, "tools y");
+  dealloc(r, h, 8 * sizeof(int64_t), KC_SPACE_HOST, "tools h");
+  KC_CHECK_OK(kc_finalize());
+  all(r, "finalize_library");
+
+  for (int i = 0; i < r->ntools; i++) {
+    char *got = tl_slurp(log[i]);
+    char what[64];
+    snprintf(what, sizeof what, "run %s, tool %d", r->name, i);
+    TL_CHECK_LOG(got, r->ex[i].text, what);
+    free(got);
+    tl_expect_free(&r->ex[i]);
+  }
+  for (int i = 0; i < 2; i++) {
+    remove(log[i]);
+    free(log[i]);
+  }
+  free(hb);
+  free(rec);
+  free(rec2);
+}
+
+int main(void) {
+  tl_watchdog();
+  unsetenv("KOKKOS_TOOLS_LIBS");
+
+  run a = {.name = "A", .ntools = 1, .fencing = 0,
+           .args = "argc=2\targv=--alpha|beta"};
+  setenv("KC_TOOLS_ARGS", " --alpha \t beta ", 1);
+  scenario(&a);
+
+  /* KOKKOS_TOOLS_ARGS counts when kc's own variable is unset. */
+  run b = {.name = "B", .ntools = 1, .fencing = 1, .args = "argc=1\targv=-k"};
+  unsetenv("KC_TOOLS_ARGS");
+  setenv("KOKKOS_TOOLS_ARGS", "-k", 1);
+  scenario(&b);
+  unsetenv("KOKKOS_TOOLS_ARGS");
+
+  run c = {.name = "C", .ntools = 1, .fencing = 1, .call_fence = 1};
+  scenario(&c);
+
+  run d = {.name = "D", .ntools = 2, .fencing = 1};
+  scenario(&d);
+
+  return kc_test_done();
+}

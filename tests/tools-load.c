@@ -1,0 +1,170 @@
+/* The tool loader: KC_TOOLS_LIBS / KOKKOS_TOOLS_LIBS, their precedence,
+ * ';'-separated lists, a library that fails to load (one "kc: ..." line
+ * with the dlerror() text, the others still load), a library with no
+ * callback, the same library named twice, kc's bare-name shorthand, and
+ * kc_declare_metadata / kc_profile_event with and without a tool.  Runs
+ * once, on whatever backend kc picks. */
+#include <fcntl.h>
+
+#include "tools-log.h"
+
+static char *rec, *empty, *logfile, *errfile;
+
+/* Runs kc_init/kc_finalize with stderr captured; returns what kc wrote
+ * there and leaves the recording tool's log in *log. */
+static char *cycle(char **log) {
+  FILE *f = fopen(logfile, "w");
+  if (f)
+    fclose(f);
+  fflush(stderr);
+  int saved = dup(2);
+  int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  KC_REQUIRE(saved >= 0 && fd >= 0);
+  dup2(fd, 2);
+  close(fd);
+  int rc = kc_init();
+  if (rc == 0) {
+    KC_CHECK_OK(kc_declare_metadata("tools-load", "yes"));
+    KC_CHECK_OK(kc_profile_event("tools-load event"));
+    KC_CHECK_OK(kc_finalize());
+  }
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  if (rc != 0) {
+    printf("FAIL: kc_init: %s: %s\n", kc_err_name(rc), kc_last_error());
+    exit(1);
+  }
+  *log = tl_slurp(logfile);
+  return tl_slurp(errfile);
+}
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+    n++;
+  return n;
+}
+
+static void set(const char *kc, const char *kokkos) {
+  if (kc)
+    setenv("KC_TOOLS_LIBS", kc, 1);
+  else
+    unsetenv("KC_TOOLS_LIBS");
+  if (kokkos)
+    setenv("KOKKOS_TOOLS_LIBS", kokkos, 1);
+  else
+    unsetenv("KOKKOS_TOOLS_LIBS");
+}
+
+int main(void) {
+  char buf[8192], *log, *err;
+  tl_watchdog();
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  rec = tl_lib("tests", "kc-tool-record");
+  empty = tl_lib("tests", "kc-tool-empty");
+  logfile = tl_tmpfile("tools-load-log");
+  errfile = tl_tmpfile("tools-load-err");
+  setenv("KC_TEST_TOOL_LOG", logfile, 1);
+  unsetenv("KC_TOOLS_ARGS");
+  unsetenv("KOKKOS_TOOLS_ARGS");
+  unsetenv("KC_VERBOSE"); /* its lines would go to the captured stderr */
+
+  /* Before kc_init the public calls say so. */
+  KC_CHECK_ERR(kc_declare_metadata("k", "v"), KC_ENOINIT);
+  KC_CHECK_ERR(kc_profile_event("e"), KC_ENOINIT);
+
+  KC_INFO("no tool: nothing loaded, nothing said, the calls still work");
+  set(NULL, NULL);
+  err = cycle(&log);
+  KC_CHECK_EQ_STR(err, "");
+  KC_CHECK_EQ_STR(log, "");
+  free(err);
+  free(log);
+  KC_REQUIRE_OK(kc_init());
+  KC_CHECK_ERR(kc_declare_metadata(NULL, "v"), KC_EINVAL);
+  KC_CHECK_ERR(kc_declare_metadata("k", NULL), KC_EINVAL);
+  KC_CHECK_ERR(kc_profile_event(NULL), KC_EINVAL);
+  KC_CHECK_OK(kc_finalize());
+
+  KC_INFO("a list: a missing file, a library without callbacks, the tool "
+          "twice");
+  snprintf(buf, sizeof buf, "/nonexistent/libnope.so;;%s;%s;%s", empty, rec,
+           rec);
+  set(buf, NULL);
+  err = cycle(&log);
+  KC_CHECK_CONTAINS(err, "kc: cannot load tool library "
+                         "'/nonexistent/libnope.so' (from KC_TOOLS_LIBS): ");
+  /* The dlerror() text follows, naming the file. */
+  KC_CHECK_EQ_INT(count(err, "/nonexistent/libnope.so"), 2);
+  snprintf(buf, sizeof buf,
+           "kc: tool library '%s' (from KC_TOOLS_LIBS) defines no "
+           "kokkosp_* callback; ignored\n",
+           empty);
+  KC_CHECK_CONTAINS(err, buf);
+  KC_CHECK_EQ_INT(count(err, "\n"), 2); /* one line each, nothing else */
+  KC_CHECK_EQ_INT(count(log, "init_library\t"), 1);
+  KC_CHECK_CONTAINS(log, "init_library\tseq=0\t");
+  KC_CHECK_CONTAINS(log, "declare_metadata\tkey=tools-load\tvalue=yes\n");
+  KC_CHECK_CONTAINS(log, "profile_event\tname=tools-load event\n");
+  KC_CHECK_EQ_INT(count(log, "finalize_library\n"), 1);
+  free(err);
+  free(log);
+
+  KC_INFO("KOKKOS_TOOLS_LIBS when KC_TOOLS_LIBS is unset");
+  set(NULL, rec);
+  err = cycle(&log);
+  KC_CHECK_EQ_STR(err, "");
+  KC_CHECK_EQ_INT(count(log, "init_library\tseq=0\t"), 1);
+  free(err);
+  free(log);
+  set(NULL, "/nonexistent/libkokkos-tool.so");
+  err = cycle(&log);
+  KC_CHECK_CONTAINS(err, "kc: cannot load tool library "
+                         "'/nonexistent/libkokkos-tool.so' (from "
+                         "KOKKOS_TOOLS_LIBS): ");
+  free(err);
+  free(log);
+
+  KC_INFO("KC_TOOLS_LIBS wins over KOKKOS_TOOLS_LIBS, even when empty");
+  set(rec, "/nonexistent/libkokkos-tool.so");
+  err = cycle(&log);
+  KC_CHECK_EQ_STR(err, "");
+  KC_CHECK_EQ_INT(count(log, "init_library\t"), 1);
+  free(err);
+  free(log);
+  set("", rec);
+  err = cycle(&log);
+  KC_CHECK_EQ_STR(err, "");
+  KC_CHECK_EQ_STR(log, "");
+  free(err);
+  free(log);
+
+  KC_INFO("a bare name is libkc-tool-<name>.so in the plugin path");
+  const char *top = getenv("KC_TEST_TOP_BUILDDIR");
+  const char *pp = getenv("KC_PLUGIN_PATH");
+  snprintf(buf, sizeof buf, "%s/tests/.libs%s%s", top, pp && *pp ? ":" : "",
+           pp ? pp : "");
+  setenv("KC_PLUGIN_PATH", buf, 1);
+  set("kc-tool-record", NULL);
+  err = cycle(&log);
+  /* "kc-tool-record" names libkc-tool-kc-tool-record.so: not there, so it
+   * is dlopen()ed as given, and fails. */
+  KC_CHECK_CONTAINS(err, "kc: cannot load tool library 'kc-tool-record'");
+  free(err);
+  free(log);
+  set("record", NULL);
+  err = cycle(&log);
+  KC_CHECK_EQ_STR(err, "");
+  KC_CHECK_EQ_INT(count(log, "init_library\t"), 1);
+  free(err);
+  free(log);
+
+  remove(logfile);
+  remove(errfile);
+  free(logfile);
+  free(errfile);
+  free(rec);
+  free(empty);
+  return kc_test_done();
+}
