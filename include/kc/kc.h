@@ -398,6 +398,18 @@ KC_API int kc_parallel_call(const char *label, kc_kernel *kernel,
 KC_API int kc_region_push(const char *name);
 KC_API int kc_region_pop(void);
 
+/* A key/value pair for the profiling tools (kokkosp_declare_metadata, as
+ * Kokkos::Tools::declareMetadata): a run's configuration, input name,
+ * problem size.  kc declares its own (kc_version, kc_backend, ...) at
+ * kc_init; see doc/tools.md.  Does nothing when no tool is loaded; the
+ * strings are not kept.  Errors: KC_EINVAL (NULL key or value). */
+KC_API int kc_declare_metadata(const char *key, const char *value);
+
+/* A point event for the profiling tools (kokkosp_profile_event, as
+ * Kokkos::Profiling::markEvent).  Does nothing when no tool is loaded.
+ * Errors: KC_EINVAL (NULL name). */
+KC_API int kc_profile_event(const char *name);
+
 #ifdef __cplusplus
 }
 #endif
