@@ -5,12 +5,12 @@
 
 #include <stdint.h>
 
-/* Functors of several sizes, each carrying a tag and a payload whose last
- * word the kernel reads, so a functor that arrived truncated, stale or from
- * another launch's slot shows up as a wrong value:
+/* Functors of several sizes (24 + 8 n bytes), each carrying a tag and a
+ * payload whose last word the kernel reads, so a functor that arrived
+ * truncated, stale or from another launch's slot shows up as a wrong value:
  *   out[i - base] = tag * 1000003 + c[(i - base) % n] + c[n - 1]          */
 #define KT_CUDA_SIZES(X)                                                       \
-  X(8, 1) X(128, 13) X(1600, 197) X(24000, 2997) X(40000, 4997)                \
+  X(32, 1) X(128, 13) X(1600, 197) X(24000, 2997) X(40000, 4997)               \
       X(240000, 29997)
 #define KT_CUDA_FUNCTOR(bytes, n)                                              \
   typedef struct kc_f##bytes {                                                 \

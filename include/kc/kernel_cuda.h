@@ -163,6 +163,26 @@ template <class V> __device__ __forceinline__ V kc__load_cg(const V *p) {
   return v;
 }
 
+/* Stores a reduction's result.  The loc types of int32 and float have four
+ * bytes of padding, which a plain struct copy leaves undefined: they are
+ * written as zeros, so the result's bytes are the same whichever way it is
+ * delivered (a host variable or a kc allocation). */
+template <class V> __device__ __forceinline__ void kc__store_result(V *d, const V &v) {
+  *d = v;
+}
+template <class L> __device__ __forceinline__ void kc__store_loc32(L *d, const L &v) {
+  unsigned int *w = (unsigned int *)d;
+  memcpy(&w[0], &v.val, 4);
+  w[1] = 0;
+  *(long long *)&w[2] = v.loc;
+}
+__device__ __forceinline__ void kc__store_result(kc_loc_int32 *d, const kc_loc_int32 &v) {
+  kc__store_loc32(d, v);
+}
+__device__ __forceinline__ void kc__store_result(kc_loc_float *d, const kc_loc_float &v) {
+  kc__store_loc32(d, v);
+}
+
 /* Built-in reducers: identity from the host's bytes, join on the device. */
 struct kc__op_builtin {
   static const bool ordered = false; /* commutative: any join order */
@@ -284,7 +304,7 @@ __device__ void kc__partials_exscan(V *vals, unsigned n, const kc_cuda_args &a) 
     Op::join(&acc, &v);
   }
   if (t == 0 && a.result)
-    *(V *)a.result = total;
+    kc__store_result((V *)a.result, total);
 }
 
 /* ------------------------------------------------------------- drivers */
@@ -357,7 +377,7 @@ template <class F, class V, class Op, class B> struct kc__reduce_drv {
     kc__block_reduce<V, Op>(s, blockDim.x);
     if (t == 0) {
       if (a.result)
-        *(V *)a.result = s[0];
+        kc__store_result((V *)a.result, s[0]);
       *a.counter = 0;
     }
   }

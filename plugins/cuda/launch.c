@@ -17,8 +17,8 @@
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
-/* Initial size of the global-memory staging ring (each side). */
-#define GLOBAL_RING_BYTES (4u << 20)
+/* Initial size of the staging ring (grown for a functor over half of it). */
+#define RING_BYTES (4u << 20)
 
 /* ------------------------------------------------------------ modules */
 
@@ -78,7 +78,7 @@ static void ring_free(kc__cuda_state *s, kc__cuda_ring *r) {
       cu->cuEventDestroy(r->ev[h]);
   if (r->host)
     cu->cuMemFreeHost(r->host);
-  if (r->owns_dev && r->dev)
+  if (r->dev)
     cu->cuMemFree(r->dev);
   memset(r, 0, sizeof *r);
 }
@@ -91,7 +91,6 @@ static void module_put(kc__cuda_state *s, kc__cuda_module *m) {
       *p = m->next;
       break;
     }
-  ring_free(s, &m->ring);
   s->cu->cuModuleUnload(m->mod);
   free(m);
 }
@@ -335,11 +334,10 @@ void kc__cuda_launch_finalize(kc__cuda_state *s) {
   while (s->modules) {
     kc__cuda_module *m = s->modules;
     s->modules = m->next;
-    ring_free(s, &m->ring);
     cu->cuModuleUnload(m->mod);
     free(m);
   }
-  ring_free(s, &s->gring);
+  ring_free(s, &s->ring);
   if (s->partials)
     cu->cuMemFree(s->partials);
   s->partials = 0;
@@ -352,23 +350,15 @@ void kc__cuda_launch_finalize(kc__cuda_state *s) {
 
 /* ------------------------------------------------------------- staging */
 
-static int ring_setup(kc__cuda_state *s, kc__cuda_ring *r, CUdeviceptr dev,
-                      size_t size) {
+static int ring_setup(kc__cuda_state *s, kc__cuda_ring *r, size_t size) {
   const kc__cu_api *cu = s->cu;
   CUresult e;
-  memset(r, 0, sizeof *r);
-  if (!dev) {
-    if ((e = cu->cuMemAlloc(&dev, size)) != CUDA_SUCCESS)
-      return kc__cuda_fail(s, e, KC_ENOMEM, "allocating functor staging");
-    r->owns_dev = 1;
-  }
-  r->dev = dev;
-  r->size = size;
   void *h = NULL;
+  memset(r, 0, sizeof *r);
   if ((e = cu->cuMemHostAlloc(&h, size, CU_MEMHOSTALLOC_PORTABLE)) !=
           CUDA_SUCCESS ||
-      (r->host = h, (e = cu->cuEventCreate(&r->ev[0],
-                                           CU_EVENT_DISABLE_TIMING))) !=
+      (r->host = h, r->size = size,
+       (e = cu->cuEventCreate(&r->ev[0], CU_EVENT_DISABLE_TIMING))) !=
           CUDA_SUCCESS ||
       (e = cu->cuEventCreate(&r->ev[1], CU_EVENT_DISABLE_TIMING)) !=
           CUDA_SUCCESS) {
@@ -386,47 +376,99 @@ static inline int ring_wait(kc__cuda_state *s, kc__cuda_ring *r, int h) {
   return e ? kc__cuda_fail(s, e, KC_EDEVICE, "cuEventSynchronize") : 0;
 }
 
-/* Copies n functor bytes into the next slot; *dst receives its device
- * address.  The copy is queued on the stream before the launch that reads
- * it, so it also waits for the kernels before it. */
-static int ring_stage(kc__cuda_state *s, kc__cuda_ring *r, const void *src,
-                      size_t n, CUdeviceptr *dst) {
-  const kc__cu_api *cu = s->cu;
-  size_t sz = ALIGN_UP(n ? n : 1, 256), half = r->size / 2, off;
-  CUresult e;
+static inline int ring_record(kc__cuda_state *s, kc__cuda_ring *r, int h) {
+  CUresult e = s->cu->cuEventRecord(r->ev[h], s->stream);
+  if (e != CUDA_SUCCESS)
+    return kc__cuda_fail(s, e, KC_ELAUNCH, "cuEventRecord");
+  r->pending[h] = 1;
+  return 0;
+}
+
+/* The host offset of a slot for n functor bytes.  Queue the copy out of
+ * it before the next reservation. */
+static int ring_reserve(kc__cuda_state *s, kc__cuda_ring *r, size_t n,
+                        size_t *off) {
+  size_t sz = ALIGN_UP(n ? n : 1, 256), half = r->size / 2;
   int rc;
+  if (r->big) {
+    /* The previous functor took the whole ring; its copy is queued now. */
+    r->big = 0;
+    if ((rc = ring_record(s, r, 0)) != 0)
+      return rc;
+  }
   if (sz > half) {
-    /* Larger than half the ring: it takes the whole of it. */
+    /* Larger than half the ring (the caller made sure it fits): the whole
+     * of it, once both halves are free. */
     if ((rc = ring_wait(s, r, 0)) || (rc = ring_wait(s, r, 1)))
       return rc;
-    off = 0;
+    *off = 0;
     r->half = 1;
     r->cursor = r->size;
-  } else {
-    if (r->cursor + sz > (size_t)(r->half + 1) * half) {
-      /* Leave this half: its slots are free once the copies queued so far
-       * have run. */
-      if ((e = cu->cuEventRecord(r->ev[r->half], s->stream)) != CUDA_SUCCESS)
-        return kc__cuda_fail(s, e, KC_ELAUNCH, "cuEventRecord");
-      r->pending[r->half] = 1;
-      r->half ^= 1;
-      r->cursor = (size_t)r->half * half;
-      if ((rc = ring_wait(s, r, r->half)) != 0)
-        return rc;
+    r->big = 1;
+    return 0;
+  }
+  if (r->cursor + sz > (size_t)(r->half + 1) * half) {
+    /* Leave this half: its slots are free once the copies queued so far
+     * have run. */
+    if ((rc = ring_record(s, r, r->half)) != 0)
+      return rc;
+    r->half ^= 1;
+    r->cursor = (size_t)r->half * half;
+    if ((rc = ring_wait(s, r, r->half)) != 0)
+      return rc;
+  }
+  *off = r->cursor;
+  r->cursor += sz;
+  return 0;
+}
+
+/* Copies the functor into the next slot and queues its copy to the device;
+ * *dst receives the device address the kernel reads it from.  `global`:
+ * to global memory, else to the module's constant region. */
+static int stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
+                 size_t n, int global, CUdeviceptr *dst) {
+  const kc__cu_api *cu = s->cu;
+  kc__cuda_ring *r = &s->ring;
+  int rc;
+  CUresult e;
+  if (!r->host || ALIGN_UP(n, 256) > r->size || (global && !r->dev)) {
+    size_t want = r->size ? r->size : RING_BYTES;
+    while (want < ALIGN_UP(n, 256))
+      want *= 2;
+    if (r->host && want != r->size) {
+      /* Grow: the old slots may still be read by queued copies. */
+      if ((e = cu->cuStreamSynchronize(s->stream)) != CUDA_SUCCESS)
+        return kc__cuda_fail(s, e, KC_EDEVICE, "cuStreamSynchronize");
+      ring_free(s, r);
     }
-    off = r->cursor;
-    r->cursor += sz;
+    if (!r->host && (rc = ring_setup(s, r, want)) != 0)
+      return rc;
+    if (global && !r->dev &&
+        (e = cu->cuMemAlloc(&r->dev, r->size)) != CUDA_SUCCESS) {
+      r->dev = 0;
+      return kc__cuda_fail(s, e, KC_ENOMEM, "allocating functor staging");
+    }
   }
+  size_t off;
+  if ((rc = ring_reserve(s, r, n, &off)) != 0)
+    return rc;
   memcpy(r->host + off, src, n);
-  if ((e = cu->cuMemcpyHtoDAsync(r->dev + off, r->host + off, n, s->stream)) !=
-      CUDA_SUCCESS)
-    return kc__cuda_fail(s, e, KC_ELAUNCH, "staging a functor (cuMemcpyHtoDAsync)");
-  if (sz > half) {
-    if ((e = cu->cuEventRecord(r->ev[0], s->stream)) != CUDA_SUCCESS)
-      return kc__cuda_fail(s, e, KC_ELAUNCH, "cuEventRecord");
-    r->pending[0] = 1;
+  CUdeviceptr to;
+  if (global) {
+    to = r->dev + off;
+  } else {
+    /* Constant slots in turn; a slot's reuse is ordered by the stream. */
+    size_t sz = ALIGN_UP(n ? n : 1, 256);
+    if (m->staging_next + sz > m->staging_size)
+      m->staging_next = 0;
+    to = m->staging + m->staging_next;
+    m->staging_next += sz;
   }
-  *dst = r->dev + off;
+  if (n && (e = cu->cuMemcpyHtoDAsync(to, r->host + off, n, s->stream)) !=
+               CUDA_SUCCESS)
+    return kc__cuda_fail(s, e, KC_ELAUNCH,
+                         "staging a functor (cuMemcpyHtoDAsync)");
+  *dst = to;
   return 0;
 }
 
@@ -527,26 +569,8 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
     if (fsize == 0)
       fparam = zeros; /* an empty C struct is one byte in C++ */
   } else {
-    kc__cuda_ring *r = &s->gring;
-    if (mode == MODE_CONSTANT) {
-      r = &K->mod->ring;
-      if (!r->host && (rc = ring_setup(s, r, K->mod->staging,
-                                       K->mod->staging_size)) != 0)
-        return rc;
-    } else if (!r->host || fsize > r->size) {
-      size_t want = GLOBAL_RING_BYTES;
-      while (want < 2 * ALIGN_UP(fsize, 256))
-        want *= 2;
-      if (r->host) {
-        CUresult sr = cu->cuStreamSynchronize(s->stream);
-        if (sr)
-          return kc__cuda_fail(s, sr, KC_EDEVICE, "cuStreamSynchronize");
-        ring_free(s, r);
-      }
-      if ((rc = ring_setup(s, r, 0, want)) != 0)
-        return rc;
-    }
-    if ((rc = ring_stage(s, r, l->functor, fsize, &fptr)) != 0)
+    if ((rc = stage(s, K->mod, l->functor, fsize, mode == MODE_GLOBAL,
+                    &fptr)) != 0)
       return rc;
     fparam = &fptr;
   }

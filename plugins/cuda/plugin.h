@@ -18,23 +18,25 @@
 /* How a functor reaches the kernel (KC_CUDA_LAUNCH). */
 enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
 
-/* A ring of staging slots: pinned host memory mirrored by a device region
- * of the same size (a module's __constant__ region, or global memory).  A
- * functor is written into the host side and copied into the same offset of
- * the device side with cuMemcpyHtoDAsync on the stream, so consecutive
- * launches never wait for each other.  A slot's host bytes may be reused
- * once its copy has run: one event per half ring, recorded when the ring
- * moves on to the other half, and waited for before the half is refilled
- * (the scheme that measured best, DESIGN.md). */
+/* The functor staging ring: pinned host memory cut into slots as functors
+ * come (256-byte aligned, wrapping).  A launch writes its functor into the
+ * next slot and queues cuMemcpyHtoDAsync from it on the stream, to the
+ * module's __constant__ region (constant mode) or to the same offset of a
+ * global-memory buffer of the ring's size (global mode); the copy waits for
+ * the kernels before it, so the device side needs no guard, and
+ * consecutive launches never wait for each other.  A slot's host bytes may
+ * be rewritten once its copy has run: one event per half ring, recorded
+ * when the ring moves on to the other half and waited for before that half
+ * is refilled (the scheme that measured best, DESIGN.md). */
 typedef struct kc__cuda_ring {
   unsigned char *host; /* pinned, `size` bytes; NULL until first use */
-  CUdeviceptr dev;
-  size_t size;   /* bytes on each side */
+  size_t size;
   size_t cursor; /* next free offset */
   int half;      /* the half the cursor is in */
   int pending[2];
+  int big; /* the last reservation took the whole ring: record ev[0] */
   CUevent ev[2];
-  int owns_dev; /* dev was allocated for the ring (global ring) */
+  CUdeviceptr dev; /* global mode's device buffer (size bytes), or 0 */
 } kc__cuda_ring;
 
 /* One PTX module: loaded once per PTX text (several kernels of one .kc.c
@@ -44,7 +46,7 @@ typedef struct kc__cuda_module {
   CUmodule mod;
   CUdeviceptr staging; /* KC_CUDA_STAGING_SYMBOL, or 0 */
   size_t staging_size;
-  kc__cuda_ring ring; /* over the staging region, set up on first use */
+  size_t staging_next; /* where the next constant-mode functor goes */
   int users;          /* kernels prepared on it */
   struct kc__cuda_module *next;
 } kc__cuda_module;
@@ -87,7 +89,7 @@ typedef struct kc__cuda_state {
   CUresult sticky;
   const char *last_kernel; /* name of the latest kernel launched */
   kc__cuda_module *modules;
-  kc__cuda_ring gring; /* global-memory staging */
+  kc__cuda_ring ring; /* functor staging (constant and global modes) */
   /* Reductions and scans: one value per block, the last-block counter, and
    * the mapped pinned slot a blocking reduction's result lands in. */
   CUdeviceptr partials;
