@@ -12,9 +12,10 @@
  *     which calls a static inline "chunk" function holding the loop over
  *     [b, e) with the body pasted into it (inside do { } while (0)), so the
  *     compiler sees the whole loop and can vectorise it:
- *       - the functor pointer is a `const ftype *restrict` local: the
- *         functor is the launch's private copy and never changes during a
- *         chunk, so its fields are loop invariants;
+ *       - the functor pointer is a `const ftype *restrict` parameter of
+ *         the chunk function: the functor is the launch's private copy and
+ *         never changes during a chunk, so its fields are loop invariants
+ *         the compiler hoists out of the loop;
  *       - a FOR loop is marked free of loop-carried dependences (indices of
  *         a parallel_for are independent on every backend): `omp simd`
  *         when OpenMP SIMD pragmas are enabled (kcc passes -fopenmp-simd
@@ -213,9 +214,8 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 #define KC__REDUCE_FN(name, ftype, f, i, atype, acc, hint, ...)                \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
-      const void *kc__functor, kc_index kc__b, kc_index kc__e,                 \
+      const ftype *restrict const f, kc_index kc__b, kc_index kc__e,           \
       void *kc__acc) {                                                         \
-    const ftype *restrict const f = (const ftype *)kc__functor;               \
     atype acc = *(atype *)kc__acc;                                             \
     (void)f;                                                                   \
     KC__HINT_##hint(acc) for (kc_index i = kc__b; i < kc__e; ++i) {          \
@@ -226,7 +226,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   }                                                                            \
   static void kc__host_##name(const void *kc__functor, kc_index kc__b,         \
                               kc_index kc__e, void *kc__acc) {                 \
-    (void)kc__chunk_##name(kc__functor, kc__b, kc__e, kc__acc);                \
+    (void)kc__chunk_##name((const ftype *)kc__functor, kc__b, kc__e, kc__acc); \
   }                                                                            \
   KC__FN_END
 
@@ -240,8 +240,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 #define KC_FOR(name, ftype, f, i, ...)                                         \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
-      const void *kc__functor, kc_index kc__b, kc_index kc__e) {               \
-    const ftype *restrict const f = (const ftype *)kc__functor;               \
+      const ftype *restrict const f, kc_index kc__b, kc_index kc__e) {         \
     (void)f;                                                                   \
     KC__HINT_FOR(~) for (kc_index i = kc__b; i < kc__e; ++i) {               \
       KC__BODY(__VA_ARGS__);                                                   \
@@ -250,7 +249,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   }                                                                            \
   static void kc__host_##name(const void *kc__functor, kc_index kc__b,         \
                               kc_index kc__e) {                                \
-    (void)kc__chunk_##name(kc__functor, kc__b, kc__e);                         \
+    (void)kc__chunk_##name((const ftype *)kc__functor, kc__b, kc__e);          \
   }                                                                            \
   KC__FN_END                                                                   \
   KC__REGISTER(name, KC_KERNEL_FOR, kc__host_##name, KC__NO_REDUCER)
@@ -313,9 +312,8 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 #define KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, ...)                 \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
-      const void *kc__functor, kc_index kc__b, kc_index kc__e, void *kc__acc,  \
-      const int final) {                                                       \
-    const ftype *restrict const f = (const ftype *)kc__functor;               \
+      const ftype *restrict const f, kc_index kc__b, kc_index kc__e,           \
+      void *kc__acc, const int final) {                                        \
     vtype acc = *(vtype *)kc__acc;                                             \
     (void)f;                                                                   \
     (void)final;                                                               \
@@ -327,7 +325,8 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   }                                                                            \
   static void kc__host_##name(const void *kc__functor, kc_index kc__b,         \
                               kc_index kc__e, void *kc__acc, int kc__final) {  \
-    (void)kc__chunk_##name(kc__functor, kc__b, kc__e, kc__acc, kc__final);     \
+    (void)kc__chunk_##name((const ftype *)kc__functor, kc__b, kc__e, kc__acc,   \
+                           kc__final);                                         \
   }                                                                            \
   KC__FN_END
 
