@@ -20,6 +20,7 @@
 typedef struct call {
   kc_index b, e;
   int final;
+  int bad_functor; /* the functor did not hold what the launch passed */
   int64_t acc_in;
 } call;
 
@@ -28,10 +29,11 @@ static call *calls;
 static int ncalls, overflow;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void log_call(kc_index b, kc_index e, int final, int64_t acc_in) {
+static void log_call(kc_index b, kc_index e, int final, int bad_functor,
+                     int64_t acc_in) {
   pthread_mutex_lock(&log_lock);
   if (ncalls < MAXCALLS)
-    calls[ncalls++] = (call){b, e, final, acc_in};
+    calls[ncalls++] = (call){b, e, final, bad_functor, acc_in};
   else
     overflow = 1;
   pthread_mutex_unlock(&log_lock);
@@ -58,10 +60,7 @@ typedef struct tr_functor {
 
 static void tr_for(const void *functor, kc_index b, kc_index e) {
   const tr_functor *f = functor;
-  if (f && f->magic != 0x600d)
-    log_call(-1, -1, -1, f->magic); /* a functor that was not copied */
-  else
-    log_call(b, e, 0, 0);
+  log_call(b, e, 0, f && f->magic != 0x600d, f ? f->magic : 0);
   if (f && f->out)
     for (kc_index i = b; i < e; i++)
       f->out[i] = i;
@@ -70,7 +69,7 @@ static void tr_for(const void *functor, kc_index b, kc_index e) {
 static void tr_sum(const void *functor, kc_index b, kc_index e, void *acc) {
   (void)functor;
   int64_t *a = acc;
-  log_call(b, e, 0, *a);
+  log_call(b, e, 0, 0, *a);
   for (kc_index i = b; i < e; i++)
     *a += i;
 }
@@ -80,7 +79,7 @@ static void tr_scan(const void *functor, kc_index b, kc_index e, void *acc,
                     int final) {
   const tr_functor *f = functor;
   int64_t *a = acc;
-  log_call(b, e, final, *a);
+  log_call(b, e, final, 0, *a);
   for (kc_index i = b; i < e; i++) {
     if (final && f->out)
       f->out[i] = *a;
@@ -319,8 +318,9 @@ static void check_tiling(kc_index b, kc_index e, kc_index chunk,
   qsort(calls, (size_t)ncalls, sizeof *calls, cmp_call);
   kc_index at = b;
   for (int c = 0; c < ncalls; c++) {
-    if (calls[c].b == -1) {
-      KC_FAIL("the kernel saw a functor with magic %" PRId64, calls[c].acc_in);
+    if (calls[c].bad_functor) {
+      KC_FAIL("the kernel saw a functor with magic %" PRId64 ", not 0x600d",
+              calls[c].acc_in);
       break;
     }
     if (calls[c].b != at || calls[c].e <= calls[c].b) {
