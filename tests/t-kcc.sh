@@ -184,6 +184,18 @@ if test $have_ptx = yes; then
     fail "--save-ptx: saved.kc.ptx differs from kcc --ptx's output"
   fi
 
+  # Several -MT targets: both passes' dependencies name all of them.
+  $KCC -Iinc '-DSK_OFFSET=(2 + 3)' $KC_CPPFLAGS -MD -MT one.o -MT two.o \
+    -c k.kc.c -o mt.o || fail "kcc -MT -MT failed"
+  if grep -q 'kcc-device-target' mt.d ||
+    ! grep -q '^one\.o two\.o *: .*k\.kc\.c' mt.d ||
+    test "$(grep -c '^one\.o two\.o *:' mt.d)" -ne 2; then
+    sed 's/^/#   /' mt.d | grep ':' | head -n 4
+    fail "with -MT one.o -MT two.o the dependency rules do not name both"
+  else
+    ok "several -MT targets name both passes' rules"
+  fi
+
   # A body calling a host-only function is not device code: an error that
   # names --no-ptx, and --no-ptx builds it.
   cat >bad.kc.c <<'EOF'
