@@ -40,8 +40,7 @@ int main(int argc, char **argv) {
   CHECK(kc_malloc((void **)&f.in, bytes, KC_SPACE_DEVICE, "in"));
   CHECK(kc_malloc((void **)&f.out, bytes, KC_SPACE_DEVICE, "out"));
   kc_policy range = kc_range(0, n);
-  CHECK(kc_parallel_for("fill", KC_KERNEL(compact_fill), &range, &f,
-                        sizeof f));
+  CHECK(kc_parallel_for("fill", KC_KERNEL(compact_fill), &range, &f, sizeof f));
 
   /* The scan's total, in a host variable: the call returns once it is
    * there, and the kept elements are in f.out[0 .. kept). */
@@ -61,8 +60,8 @@ int main(int argc, char **argv) {
   for (kc_index i = 0; i < n; i++) {
     int32_t v = (int32_t)((i * 7919) % 10007);
     if (hin[i] != v && bad++ < 5)
-      fprintf(stderr, "compact-kc: in[%lld] = %d, expected %d\n",
-              (long long)i, hin[i], v);
+      fprintf(stderr, "compact-kc: in[%lld] = %d, expected %d\n", (long long)i,
+              hin[i], v);
     if (v % modulus != 0)
       continue;
     if (want < kept && hout[want] != v && bad++ < 5)

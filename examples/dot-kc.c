@@ -20,8 +20,8 @@ KC_KERNEL_DECLARE(dot);
   do {                                                                         \
     int rc_ = (call);                                                          \
     if (rc_ < 0) {                                                             \
-      fprintf(stderr, "dot-kc: %s failed: %s (%s)\n", #call,                   \
-              kc_strerror(rc_), kc_last_error());                              \
+      fprintf(stderr, "dot-kc: %s failed: %s (%s)\n", #call, kc_strerror(rc_), \
+              kc_last_error());                                                \
       return 1;                                                                \
     }                                                                          \
   } while (0)
@@ -54,8 +54,8 @@ int main(int argc, char **argv) {
   dot_functor f = {kc_mirror_target(mx), kc_mirror_target(my)};
   kc_policy range = kc_range(0, n);
   double result = 0.0;
-  CHECK(kc_parallel_reduce("dot", KC_KERNEL(dot), &range, &f, sizeof f,
-                           &result));
+  CHECK(
+      kc_parallel_reduce("dot", KC_KERNEL(dot), &range, &f, sizeof f, &result));
 
   /* Every term is a multiple of 0.5 below 50, so the sum is exact in
    * double whatever order the backend adds in. */
@@ -63,8 +63,8 @@ int main(int argc, char **argv) {
   for (kc_index i = 0; i < n; i++)
     want += (double)(i % 100) * 0.5;
   int ok = result == want;
-  printf("dot-kc: n = %lld, result %.17g, expected %.17g: %s\n",
-         (long long)n, result, want, ok ? "result correct" : "MISMATCH");
+  printf("dot-kc: n = %lld, result %.17g, expected %.17g: %s\n", (long long)n,
+         result, want, ok ? "result correct" : "MISMATCH");
 
   CHECK(kc_mirror_destroy(mx));
   CHECK(kc_mirror_destroy(my));

@@ -8,4 +8,5 @@
 
 #include "dot-kc.h"
 
-KC_REDUCE_SUM(dot, dot_functor, f, i, double, acc, { acc += f->x[i] * f->y[i]; })
+KC_REDUCE_SUM(dot, dot_functor, f, i, double, acc,
+              { acc += f->x[i] * f->y[i]; })

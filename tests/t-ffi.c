@@ -41,8 +41,8 @@ static void k_record(kc_index b, kc_index e, rec *r, void *p, int32_t i,
 }
 
 /* The example: y[i] += a * x[i] for i < n.  Signature "ppdl". */
-static void k_axpy(kc_index b, kc_index e, double *y, const double *x,
-                   double a, long n) {
+static void k_axpy(kc_index b, kc_index e, double *y, const double *x, double a,
+                   long n) {
   for (kc_index i = b; i < e && i < n; i++)
     y[i] += a * x[i];
 }
@@ -53,18 +53,17 @@ static void k_axpy(kc_index b, kc_index e, double *y, const double *x,
 static void k_many(kc_index b, kc_index e, int64_t *out, int32_t i0,
                    uint32_t u0, int64_t l0, uint64_t ul0, float f0, double d0,
                    int32_t i1, uint32_t u1, int64_t l1, uint64_t ul1, float f1,
-                   double d1, int32_t i2, uint32_t u2, int64_t l2,
-                   uint64_t ul2, float f2, double d2, int32_t i3, uint32_t u3,
-                   int64_t l3, uint64_t ul3, float f3, double d3,
-                   int32_t last) {
+                   double d1, int32_t i2, uint32_t u2, int64_t l2, uint64_t ul2,
+                   float f2, double d2, int32_t i3, uint32_t u3, int64_t l3,
+                   uint64_t ul3, float f3, double d3, int32_t last) {
   int64_t s = 1 * (int64_t)i0 + 2 * (int64_t)u0 + 3 * l0 + 4 * (int64_t)ul0 +
               5 * (int64_t)f0 + 6 * (int64_t)d0 + 7 * (int64_t)i1 +
-              8 * (int64_t)u1 + 9 * l1 + 10 * (int64_t)ul1 +
-              11 * (int64_t)f1 + 12 * (int64_t)d1 + 13 * (int64_t)i2 +
-              14 * (int64_t)u2 + 15 * l2 + 16 * (int64_t)ul2 +
-              17 * (int64_t)f2 + 18 * (int64_t)d2 + 19 * (int64_t)i3 +
-              20 * (int64_t)u3 + 21 * l3 + 22 * (int64_t)ul3 +
-              23 * (int64_t)f3 + 24 * (int64_t)d3 + 25 * (int64_t)last;
+              8 * (int64_t)u1 + 9 * l1 + 10 * (int64_t)ul1 + 11 * (int64_t)f1 +
+              12 * (int64_t)d1 + 13 * (int64_t)i2 + 14 * (int64_t)u2 + 15 * l2 +
+              16 * (int64_t)ul2 + 17 * (int64_t)f2 + 18 * (int64_t)d2 +
+              19 * (int64_t)i3 + 20 * (int64_t)u3 + 21 * l3 +
+              22 * (int64_t)ul3 + 23 * (int64_t)f3 + 24 * (int64_t)d3 +
+              25 * (int64_t)last;
   for (kc_index i = b; i < e; i++)
     out[i] = s + i;
 }
@@ -183,9 +182,9 @@ static void test_many(kc_kernel *k) {
   int64_t s = 0;
   for (int g = 0; g < 4; g++) {
     int w = 6 * g;
-    s += (w + 1) * (int64_t)iv[g] + (w + 2) * (int64_t)uv[g] +
-         (w + 3) * lv[g] + (w + 4) * (int64_t)ulv[g] +
-         (w + 5) * (int64_t)fv[g] + (w + 6) * (int64_t)dv[g];
+    s += (w + 1) * (int64_t)iv[g] + (w + 2) * (int64_t)uv[g] + (w + 3) * lv[g] +
+         (w + 4) * (int64_t)ulv[g] + (w + 5) * (int64_t)fv[g] +
+         (w + 6) * (int64_t)dv[g];
   }
   s += 25 * (int64_t)last;
   for (size_t sc = 0; sc < NSCHED; sc++) {
@@ -280,11 +279,10 @@ static void test_errors(kc_kernel *record, kc_kernel *none) {
 
 int main(void) {
   /* CALL kernels may be registered before kc_init, like kcc's. */
-  kc_kernel *record = reg("t_ffi_record", (void (*)(void))k_record,
-                          "ppiIlLfd");
+  kc_kernel *record = reg("t_ffi_record", (void (*)(void))k_record, "ppiIlLfd");
   kc_kernel *axpy = reg("t_ffi_axpy", (void (*)(void))k_axpy, "ppdl");
-  kc_kernel *many = reg("t_ffi_many", (void (*)(void))k_many,
-                        "piIlLfdiIlLfdiIlLfdiIlLfdi");
+  kc_kernel *many =
+      reg("t_ffi_many", (void (*)(void))k_many, "piIlLfdiIlLfdiIlLfdiIlLfdi");
   kc_kernel *none = reg("t_ffi_none", (void (*)(void))k_none, "");
 
   kc_test_init_backend();

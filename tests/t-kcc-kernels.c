@@ -66,14 +66,14 @@ static void check_kinds(void) {
   KC_CHECK_ERR(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kk_for), &p, &dev,
                                   sizeof dev, &d),
                KC_EINVAL);
-  KC_CHECK_ERR(kc_parallel_for(NULL, KC_TEST_KERNEL(kk_sum_f64), &p, &dev,
-                               sizeof dev),
-               KC_EINVAL);
+  KC_CHECK_ERR(
+      kc_parallel_for(NULL, KC_TEST_KERNEL(kk_sum_f64), &p, &dev, sizeof dev),
+      KC_EINVAL);
   KC_CHECK_ERR(kc_parallel_scan(NULL, KC_TEST_KERNEL(kk_stats), &p, &dev,
                                 sizeof dev, &l),
                KC_EINVAL);
-  KC_CHECK_ERR(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kk_scan_incl), &p,
-                                  &dev, sizeof dev, &l),
+  KC_CHECK_ERR(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kk_scan_incl), &p, &dev,
+                                  sizeof dev, &l),
                KC_EINVAL);
 }
 
@@ -270,8 +270,7 @@ int main(void) {
   for (size_t k = 0; k < sizeof scheds / sizeof scheds[0]; k++) {
     int failures = kc_test_failures();
     kc_policy whole = kc_range_schedule(0, n, scheds[k].s, scheds[k].chunk);
-    kc_policy part =
-        kc_range_schedule(17, n - 3, scheds[k].s, scheds[k].chunk);
+    kc_policy part = kc_range_schedule(17, n - 3, scheds[k].s, scheds[k].chunk);
     check_for(&whole);
     check_reduce(&whole);
     check_reduce(&part);

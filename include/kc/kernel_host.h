@@ -117,10 +117,10 @@ typedef struct kc__no_return_in_kernel_body {
     __VA_ARGS__;                                                               \
   } while (0)
 
-/* Around each chunk function and host entry: the error above; and clang's report of a
- * hinted loop it could not vectorise (-Wpass-failed, at the function's
- * name), which -Werror would turn into an error although the code is
- * correct. */
+/* Around each chunk function and host entry: the error above; and clang's
+ * report of a hinted loop it could not vectorise (-Wpass-failed, at the
+ * function the loop ends up in), which -Werror would turn into an error
+ * although the code is correct. */
 #if defined(__clang__)
 #define KC__FN_BEGIN                                                           \
   KC__PRAGMA(clang diagnostic push)                                            \
@@ -146,12 +146,14 @@ typedef struct kc__no_return_in_kernel_body {
 #endif
 
 /* The kc_scalar of a built-in reducer's value type. */
+/* clang-format off */
 #define KC__SCALAR(vtype)                                                      \
   _Generic((vtype)0,                                                           \
       int32_t: KC_INT32,                                                       \
       int64_t: KC_INT64,                                                       \
       float: KC_FLOAT,                                                         \
       double: KC_DOUBLE)
+/* clang-format on */
 
 /* kc__loc_<vtype>: the MINLOC/MAXLOC value type for each built-in vtype
  * spelling (token pasting needs one name per spelling). */
@@ -168,34 +170,33 @@ typedef kc_loc_double kc__loc_double;
 #endif
 
 /* Registers one kernel; on failure one line on stderr, *out untouched. */
-static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
-                                                kc_kernel **out,
-                                                const char *file) {
+static inline KC__UNUSED void
+kc__host_register(const kc_kernel_desc *d, kc_kernel **out, const char *file) {
   kc_kernel *k = NULL;
   int rc = kc_kernel_register(d, &k);
   if (rc == 0) {
     *out = k;
   } else {
     const char *detail = kc_last_error();
-    fprintf(stderr, "kc: %s: kernel \"%s\" not registered: %s\n", file,
-            d->name, detail && detail[0] ? detail : kc_strerror(rc));
+    fprintf(stderr, "kc: %s: kernel \"%s\" not registered: %s\n", file, d->name,
+            detail && detail[0] ? detail : kc_strerror(rc));
   }
 }
 
 /* Handle + constructor of kernel `name`.  `reducer` is a kc_reducer
  * compound literal. */
-#define KC__REGISTER(kname, kind_, fn, reducer_)                                \
-  kc_kernel *kc__kernel_##kname = NULL;                                         \
-  static void kc__register_##kname(void) KC__CONSTRUCTOR;                       \
-  static void kc__register_##kname(void) {                                      \
+#define KC__REGISTER(kname, kind_, fn, reducer_)                               \
+  kc_kernel *kc__kernel_##kname = NULL;                                        \
+  static void kc__register_##kname(void) KC__CONSTRUCTOR;                      \
+  static void kc__register_##kname(void) {                                     \
     const kc_kernel_desc kc__d = {.struct_size = sizeof(kc_kernel_desc),       \
-                                  .name = #kname,                               \
+                                  .name = #kname,                              \
                                   .kind = (kind_),                             \
                                   .rank = 1,                                   \
                                   .host = (void (*)(void))(fn),                \
-                                  KC__PTX_FIELDS(kname).reducer = reducer_,     \
+                                  KC__PTX_FIELDS(kname).reducer = reducer_,    \
                                   .signature = NULL};                          \
-    kc__host_register(&kc__d, &kc__kernel_##kname, __FILE__);                   \
+    kc__host_register(&kc__d, &kc__kernel_##kname, __FILE__);                  \
   }
 
 #define KC__BUILTIN_REDUCER(op_, vtype)                                        \
@@ -218,7 +219,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
       void *kc__acc) {                                                         \
     atype acc = *(atype *)kc__acc;                                             \
     (void)f;                                                                   \
-    KC__HINT_##hint(acc) for (kc_index i = kc__b; i < kc__e; ++i) {          \
+    KC__HINT_##hint(acc) for (kc_index i = kc__b; i < kc__e; ++i) {            \
       KC__BODY(__VA_ARGS__);                                                   \
     }                                                                          \
     *(atype *)kc__acc = acc;                                                   \
@@ -242,7 +243,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
       const ftype *restrict const f, kc_index kc__b, kc_index kc__e) {         \
     (void)f;                                                                   \
-    KC__HINT_FOR(~) for (kc_index i = kc__b; i < kc__e; ++i) {               \
+    KC__HINT_FOR(~) for (kc_index i = kc__b; i < kc__e; ++i) {                 \
       KC__BODY(__VA_ARGS__);                                                   \
     }                                                                          \
     return KC__BODY_DONE;                                                      \
@@ -255,20 +256,20 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   KC__REGISTER(name, KC_KERNEL_FOR, kc__host_##name, KC__NO_REDUCER)
 
 #define KC_REDUCE_SUM(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_SUM,             \
-                     SUM, __VA_ARGS__)
+  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_SUM, SUM,        \
+                     __VA_ARGS__)
 
 #define KC_REDUCE_PROD(name, ftype, f, i, vtype, acc, ...)                     \
-  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_PROD,            \
-                     PROD, __VA_ARGS__)
+  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_PROD, PROD,      \
+                     __VA_ARGS__)
 
 #define KC_REDUCE_MIN(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MIN,             \
-                     MIN, __VA_ARGS__)
+  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MIN, MIN,        \
+                     __VA_ARGS__)
 
 #define KC_REDUCE_MAX(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MAX,             \
-                     MAX, __VA_ARGS__)
+  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MAX, MAX,        \
+                     __VA_ARGS__)
 
 /* MINLOC / MAXLOC: the accumulator is a kc_loc_<vtype>; the loop runs in
  * index order, so a body that replaces acc only on a strictly better value
@@ -303,7 +304,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   static void kc__rjoint_##rname(vtype *dst, const vtype *src)
 
 #define KC_REDUCE_CUSTOM(name, ftype, f, i, rname, vtype, acc, ...)            \
-  KC__REDUCE_FN(name, ftype, f, i, vtype, acc, NONE, __VA_ARGS__)                  \
+  KC__REDUCE_FN(name, ftype, f, i, vtype, acc, NONE, __VA_ARGS__)              \
   KC__REGISTER(name, KC_KERNEL_REDUCE, kc__host_##name,                        \
                KC__CUSTOM_REDUCER(rname, vtype))
 
@@ -316,7 +317,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
       void *kc__acc, const int final) {                                        \
     vtype acc = *(vtype *)kc__acc;                                             \
     (void)f;                                                                   \
-    (void)final;                                                               \
+    (void) final;                                                              \
     for (kc_index i = kc__b; i < kc__e; ++i) {                                 \
       KC__BODY(__VA_ARGS__);                                                   \
     }                                                                          \
@@ -325,7 +326,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   }                                                                            \
   static void kc__host_##name(const void *kc__functor, kc_index kc__b,         \
                               kc_index kc__e, void *kc__acc, int kc__final) {  \
-    (void)kc__chunk_##name((const ftype *)kc__functor, kc__b, kc__e, kc__acc,   \
+    (void)kc__chunk_##name((const ftype *)kc__functor, kc__b, kc__e, kc__acc,  \
                            kc__final);                                         \
   }                                                                            \
   KC__FN_END

@@ -1,7 +1,8 @@
 /* One kernel per macro of <kc/kernel.h> and per value type, written in the
  * spellings the macros accept: a body in braces or bare, with or without
- * its last ';', with commas, the macro followed by ';' or not.  tests/t-kcc-kernels.c checks that each one registered under its
- * name with the right kind and computes the right value on every backend. */
+ * its last ';', with commas, the macro followed by ';' or not.
+ * tests/t-kcc-kernels.c checks that each one registered under its name with the
+ * right kind and computes the right value on every backend. */
 #include <kc/kernel.h>
 
 #include "kk.h"
