@@ -15,6 +15,8 @@
  *      kokkosp_begin_parallel_for;
  *   D  two tools at once, each with its own kernel and fence ids.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, mkstemp */
+
 #include <kc/kernel.h>
 
 #include "kernels/functors.h"

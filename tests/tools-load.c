@@ -4,6 +4,8 @@
  * callback, the same library named twice, kc's bare-name shorthand, and
  * kc_declare_metadata / kc_profile_event with and without a tool.  Runs
  * once, on whatever backend kc picks. */
+#define _POSIX_C_SOURCE 200809L /* setenv, mkstemp */
+
 #include <fcntl.h>
 
 #include "tools-log.h"

@@ -7,6 +7,8 @@
  * consistent averages and shares; regions; the peak memory of each space
  * as kc names it; deep copies; the program's fences apart from the fences
  * made for the tool. */
+#define _POSIX_C_SOURCE 200809L /* setenv, mkstemp */
+
 #include <kc/kernel.h>
 
 #include "kernels/functors.h"
