@@ -49,6 +49,7 @@ static const struct {
     SYM(cuEventDestroy, "cuEventDestroy_v2", 0),
     SYM(cuEventRecord, "cuEventRecord", 0),
     SYM(cuEventSynchronize, "cuEventSynchronize", 0),
+    SYM(cuStreamWaitEvent, "cuStreamWaitEvent", 0),
     SYM(cuMemAlloc, "cuMemAlloc_v2", 0),
     SYM(cuMemFree, "cuMemFree_v2", 0),
     SYM(cuMemAllocManaged, "cuMemAllocManaged", 0),

@@ -27,7 +27,9 @@ enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
  * consecutive launches never wait for each other.  A slot's host bytes may
  * be rewritten once its copy has run: one event per half ring, recorded
  * when the ring moves on to the other half and waited for before that half
- * is refilled (the scheme that measured best, DESIGN.md). */
+ * is refilled (the scheme that measured best, DESIGN.md).  The events are
+ * recorded on the launch stream, behind the kernels, so a half whose event
+ * has passed is free on the device side too. */
 typedef struct kc__cuda_ring {
   unsigned char *host; /* pinned, `size` bytes; NULL until first use */
   size_t size;
@@ -90,6 +92,11 @@ typedef struct kc__cuda_state {
   const char *last_kernel; /* name of the latest kernel launched */
   kc__cuda_module *modules;
   kc__cuda_ring ring; /* functor staging (constant and global modes) */
+  /* Large global-mode functors are copied on a second stream, so the copy
+   * of one launch's functor overlaps the kernel before it; the kernel
+   * waits for its copy through `copied`. */
+  CUstream copy_stream;
+  CUevent copied;
   /* Reductions and scans: one value per block, the last-block counter, and
    * the mapped pinned slot a blocking reduction's result lands in. */
   CUdeviceptr partials;
