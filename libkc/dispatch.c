@@ -201,23 +201,24 @@ static int prepare(kc_kernel *k) {
 static int launch(call c, kc_kernel *k, kc_launch *l) {
   static const kc__tools_parallel what[] = {KC__TOOLS_FOR, KC__TOOLS_REDUCE,
                                             KC__TOOLS_SCAN, KC__TOOLS_FOR};
+  /* The tool hooks run with no kc lock held: a tool may fence from them
+   * (Kokkos' global fencing), and kc_fence takes kc__rt.lock. */
   uint64_t kid = 0;
-  int rc;
-  pthread_mutex_lock(&kc__rt.lock);
-  if (kc__unlikely(!atomic_load_explicit(&kc__rt.up, memory_order_relaxed))) {
-    rc = kc__noinit(call_fn[c]);
-    goto out;
-  }
-  if (kc__unlikely(!k->prepared) && (rc = prepare(k)) < 0)
-    goto out;
-  l->kernel_state = k->state;
   if (kc__unlikely(kc__tools_active))
     kc__tools_begin_parallel(what[c], l->label, &kid);
-  rc = kc__rt.ops->launch(kc__rt.state, l);
+  int rc = 0;
+  pthread_mutex_lock(&kc__rt.lock);
+  if (kc__unlikely(!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)))
+    rc = kc__noinit(call_fn[c]);
+  else if (kc__unlikely(!k->prepared))
+    rc = prepare(k);
+  if (kc__likely(rc == 0)) {
+    l->kernel_state = k->state;
+    rc = kc__rt.ops->launch(kc__rt.state, l);
+  }
+  pthread_mutex_unlock(&kc__rt.lock);
   if (kc__unlikely(kc__tools_active))
     kc__tools_end_parallel(what[c], kid);
-out:
-  pthread_mutex_unlock(&kc__rt.lock);
   return rc;
 }
 

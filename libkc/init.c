@@ -142,6 +142,7 @@ static int init_locked(void) {
                      why);
   }
   kc__rt.spaces = info.spaces;
+  kc__rt.gen++;
   atomic_store_explicit(&kc__rt.up, 1, memory_order_release);
   kc__verbose("initialised backend '%s' (%s): %d thread(s), %d device(s)",
               kc__rt.name, kc__rt.path, info.num_threads, info.device_count);

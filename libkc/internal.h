@@ -11,7 +11,8 @@
  *   memory table lock  (memory.c) lookups, inserts, removals
  *   kernel registry    (kernel.c) registration and lookup
  * A kernel running on the host must not call kc (it would wait on
- * kc__rt.lock, which its launch holds).
+ * kc__rt.lock, which its launch holds).  Profiling hooks (tools.h) are
+ * called with no kc lock held: tools may call kc_fence from them.
  */
 #ifndef KC_LIBKC_INTERNAL_H
 #define KC_LIBKC_INTERNAL_H
@@ -26,6 +27,7 @@
 #include "tools.h"
 
 #define KC__HIDDEN __attribute__((visibility("hidden")))
+#define kc__likely(x) __builtin_expect(!!(x), 1)
 
 /* A slot of the backend ops table that a plugin may leave out: usable only
  * when the plugin's struct_size covers it and it is not NULL (ABI rule). */
@@ -66,6 +68,7 @@ typedef struct kc__runtime {
   int ndevices;           /* what probe said */
   kc_backend_config cfg;
   unsigned spaces;        /* from the backend's info slot */
+  unsigned gen;           /* bumped at each successful init */
 } kc__runtime;
 
 extern kc__runtime kc__rt KC__HIDDEN;

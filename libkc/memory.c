@@ -164,6 +164,26 @@ int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
   return 0;
 }
 
+/* Gives back a record that was taken out of the table, after the backend
+ * has finished with its memory; rt.lock held.  `gen` is the runtime
+ * generation the record belonged to: if kc was finalised meanwhile, backend
+ * memory went away with its backend and only the record is left to free. */
+static int release_taken(record *r, unsigned gen) {
+  int rc = 0;
+  if (atomic_load_explicit(&kc__rt.up, memory_order_relaxed) &&
+      kc__rt.gen == gen) {
+    if (KC__OPS_HAS(kc__rt.ops, fence))
+      rc = kc__rt.ops->fence(kc__rt.state);
+    release(r);
+  } else {
+    if (!r->backend)
+      free((void *)r->base);
+    free(r->label);
+    free(r);
+  }
+  return rc;
+}
+
 int kc_free(void *p) {
   if (!p)
     return 0;
@@ -173,6 +193,7 @@ int kc_free(void *p) {
     pthread_mutex_unlock(&kc__rt.lock);
     return kc__noinit("kc_free");
   }
+  unsigned gen = kc__rt.gen;
   pthread_mutex_lock(&mem_lock);
   long i = find(p);
   record *r = i >= 0 ? recs[i] : NULL;
@@ -191,17 +212,18 @@ int kc_free(void *p) {
   } else if (--r->refcount > 0) {
     r = NULL; /* still referenced */
   } else {
-    erase(i);
+    erase(i); /* the record is now ours alone */
   }
   pthread_mutex_unlock(&mem_lock);
-  if (r) {
-    if (kc__unlikely(kc__tools_active))
-      kc__tools_deallocate(r->space, r->label, p, r->size);
-    /* The backend may still be using the memory. */
-    if (KC__OPS_HAS(kc__rt.ops, fence))
-      kc__rt.ops->fence(kc__rt.state);
-    release(r);
+  if (r && kc__unlikely(kc__tools_active)) {
+    /* Tools hear of it while the memory still exists, and without kc's
+     * lock (a tool may fence). */
+    pthread_mutex_unlock(&kc__rt.lock);
+    kc__tools_deallocate(r->space, r->label, p, r->size);
+    pthread_mutex_lock(&kc__rt.lock);
   }
+  if (r)
+    rc = release_taken(r, gen);
   pthread_mutex_unlock(&kc__rt.lock);
   return rc;
 }
@@ -251,14 +273,14 @@ int kc__memory_space_of(const void *p, kc_space *space) {
   return i >= 0;
 }
 
-/* The space and label of [p, p + bytes), checking that a kc allocation
- * holds all of it; mem_lock held. */
+/* The space of [p, p + bytes), checking that a kc allocation holds all of
+ * it, and a copy of its label for the tools; mem_lock held. */
 static int classify(const char *fn, const char *what, const void *p,
-                    size_t bytes, kc_space *space, const char **label) {
+                    size_t bytes, kc_space *space, char *label, size_t cap) {
   long i = find(p);
+  label[0] = '\0';
   if (i < 0) {
     *space = KC_SPACE_HOST;
-    *label = NULL;
     return 0;
   }
   const record *r = recs[i];
@@ -269,7 +291,8 @@ static int classify(const char *fn, const char *what, const void *p,
                      "'%s' (%zu bytes at %p)",
                      fn, bytes, what, p, r->label, r->size, (void *)r->base);
   *space = r->space;
-  *label = r->label;
+  if (kc__unlikely(kc__tools_active))
+    snprintf(label, cap, "%s", r->label);
   return 0;
 }
 
@@ -281,37 +304,35 @@ static int copy(const char *fn, void *dst, const void *src, size_t bytes,
     return kc__error(KC_EINVAL, "%s: %s is NULL with %zu bytes to copy", fn,
                      dst ? "src" : "dst", bytes);
   KC__CHECK_INIT(fn);
-  pthread_mutex_lock(&kc__rt.lock);
-  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)) {
-    pthread_mutex_unlock(&kc__rt.lock);
-    return kc__noinit(fn);
-  }
   kc_space ds, ss;
-  const char *dl, *sl;
+  char dl[256], sl[256];
   pthread_mutex_lock(&mem_lock);
-  int rc = classify(fn, "destination", dst, bytes, &ds, &dl);
+  int rc = classify(fn, "destination", dst, bytes, &ds, dl, sizeof dl);
   if (rc == 0)
-    rc = classify(fn, "source", src, bytes, &ss, &sl);
+    rc = classify(fn, "source", src, bytes, &ss, sl, sizeof sl);
   pthread_mutex_unlock(&mem_lock);
-  if (rc == 0) {
-    if (kc__unlikely(kc__tools_active))
-      kc__tools_begin_deep_copy(ds, dl ? dl : "", dst, ss, sl ? sl : "", src,
-                                bytes);
-    const kc_backend_ops *ops = kc__rt.ops;
-    if (backend_has_memory()) {
-      rc = ops->mem_copy(kc__rt.state, dst, ds, src, ss, bytes, async);
-    } else {
-      /* Host memory: order after earlier launches, then copy.  memmove,
-       * because nothing stops a caller from copying within one array. */
-      if (KC__OPS_HAS(ops, fence))
-        rc = ops->fence(kc__rt.state);
-      if (rc == 0)
-        memmove(dst, src, bytes);
-    }
-    if (kc__unlikely(kc__tools_active))
-      kc__tools_end_deep_copy();
+  if (rc < 0)
+    return rc;
+  /* Hooks outside kc's locks: a tool may fence from them. */
+  if (kc__unlikely(kc__tools_active))
+    kc__tools_begin_deep_copy(ds, dl, dst, ss, sl, src, bytes);
+  pthread_mutex_lock(&kc__rt.lock);
+  const kc_backend_ops *ops = kc__rt.ops;
+  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)) {
+    rc = kc__noinit(fn);
+  } else if (backend_has_memory()) {
+    rc = ops->mem_copy(kc__rt.state, dst, ds, src, ss, bytes, async);
+  } else {
+    /* Host memory: order after earlier launches, then copy.  memmove,
+     * because nothing stops a caller from copying within one array. */
+    if (KC__OPS_HAS(ops, fence))
+      rc = ops->fence(kc__rt.state);
+    if (rc == 0)
+      memmove(dst, src, bytes);
   }
   pthread_mutex_unlock(&kc__rt.lock);
+  if (kc__unlikely(kc__tools_active))
+    kc__tools_end_deep_copy();
   return rc;
 }
 
@@ -336,9 +357,10 @@ int kc_memset(void *p, int value, size_t bytes) {
     return kc__noinit("kc_memset");
   }
   kc_space space;
-  const char *label;
+  char label[8];
   pthread_mutex_lock(&mem_lock);
-  int rc = classify("kc_memset", "destination", p, bytes, &space, &label);
+  int rc = classify("kc_memset", "destination", p, bytes, &space, label,
+                    sizeof label);
   pthread_mutex_unlock(&mem_lock);
   if (rc == 0) {
     const kc_backend_ops *ops = kc__rt.ops;

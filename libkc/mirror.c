@@ -73,6 +73,8 @@ int kc_mirror_modify_host(kc_mirror *m) {
   if (!m)
     return kc__error(KC_EINVAL, "kc_mirror_modify_host: mirror is NULL");
   m->modified_host = 1;
+  if (kc__unlikely(kc__tools_active))
+    kc__tools_dual_view_modify(m->label, m->host, 0);
   return 0;
 }
 
@@ -81,6 +83,8 @@ int kc_mirror_modify_target(kc_mirror *m) {
   if (!m)
     return kc__error(KC_EINVAL, "kc_mirror_modify_target: mirror is NULL");
   m->modified_target = 1;
+  if (kc__unlikely(kc__tools_active))
+    kc__tools_dual_view_modify(m->label, m->target, 1);
   return 0;
 }
 
@@ -107,6 +111,9 @@ static int sync_side(const char *fn, kc_mirror *m, int to_host) {
                      : kc_memcpy(m->target, m->host, m->bytes);
     if (rc < 0)
       return rc;
+    if (kc__unlikely(kc__tools_active))
+      kc__tools_dual_view_sync(m->label, to_host ? m->host : m->target,
+                               !to_host);
   }
   m->modified_host = m->modified_target = 0;
   return 0;
