@@ -94,6 +94,14 @@ int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
     return kc__error(KC_EINVAL, "kc_malloc: %d is not a memory space",
                      (int)space);
   KC__CHECK_INIT("kc_malloc");
+  /* No object can be larger than PTRDIFF_MAX (here: after rounding up to
+   * 64 bytes); asking an allocator anyway
+   * only upsets checkers (AddressSanitizer aborts instead of failing). */
+  if (bytes > (size_t)PTRDIFF_MAX - 63)
+    return kc__error(KC_ENOMEM,
+                     "kc_malloc: cannot allocate %zu bytes of %s memory for "
+                     "'%s': larger than any object can be",
+                     bytes, kc_space_name(space), label ? label : "");
   record *r = calloc(1, sizeof *r);
   char *lab = strdup(label ? label : "");
   if (!r || !lab) {
