@@ -132,9 +132,11 @@ static void example_finalize(void *state) {
 
 static int example_info(void *state, kc_info *out) {
   const struct example_state *st = state;
-  (void)st;
-  out->concurrency = 1; /* every share runs on the caller's thread */
-  out->num_threads = 1;
+  /* num_threads is the number of (logical) threads a launch is split
+   * into, which bounds the calls of a static launch and the per-thread
+   * accumulators; concurrency is how many of them really run at once. */
+  out->concurrency = 1;
+  out->num_threads = st->exec.nthreads;
   out->device_count = 1;
   out->device = -1;
   out->spaces = 1u << KC_SPACE_HOST; /* one memory, the host's */
