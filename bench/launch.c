@@ -46,10 +46,29 @@ static const char *prog = "launch";
 #define KC_ARGS_BYTES 72
 #define CONSTANT_REGION 61440
 
-enum { NSIZES = 5, NMODES = 4 };
+enum { NSIZES = 5, NMODES = 7 };
 static const size_t sizes[NSIZES] = {8, 128, 1600, 24000, 240000};
-static const char *const modes[NMODES] = {"auto", "param", "constant",
-                                          "global"};
+/* One kc_init cycle each: the label, KC_CUDA_LAUNCH, and the plugin's
+ * staging knobs KC_CUDA_STAGING and KC_CUDA_COPY_STREAM_MIN (variants of
+ * the constant and global modes, measured for doc/hacking-cuda.md). */
+static const struct {
+  const char *label, *launch, *staging, *copy_min;
+} modes[NMODES] = {
+    {"auto", "auto", NULL, NULL},
+    {"param", "param", NULL, NULL},
+    {"constant", "constant", NULL, NULL},
+    {"global", "global", NULL, NULL},
+    {"constant/pageable", "constant", "pageable", NULL},
+    {"global/pageable", "global", "pageable", NULL},
+    {"global/copy-stream", "global", NULL, "32768"},
+};
+
+static void set_or_unset(const char *name, const char *value) {
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+}
 
 typedef struct row {
   int valid;
@@ -164,6 +183,8 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   setenv("KC_BACKEND", "cuda", 0);
   unsetenv("KC_CUDA_LAUNCH");
+  unsetenv("KC_CUDA_STAGING");
+  unsetenv("KC_CUDA_COPY_STREAM_MIN");
 
   kc_info info;
   bench_init(prog, &info);
@@ -218,7 +239,9 @@ int main(int argc, char **argv) {
   for (int m = 0; m < NMODES; m++) {
     if (m > 0) {
       BENCH_KC(kc_finalize());
-      setenv("KC_CUDA_LAUNCH", modes[m], 1);
+      setenv("KC_CUDA_LAUNCH", modes[m].launch, 1);
+      set_or_unset("KC_CUDA_STAGING", modes[m].staging);
+      set_or_unset("KC_CUDA_COPY_STREAM_MIN", modes[m].copy_min);
       BENCH_KC(kc_init());
     }
     for (int k = 0; k < NSIZES; k++) {
@@ -226,7 +249,10 @@ int main(int argc, char **argv) {
       int fits_param = b + KC_ARGS_BYTES <= dev.max_param_bytes;
       int fits_const = b <= CONSTANT_REGION;
       /* Forced modes that would fall back to another are not repeated. */
-      if ((m == 1 && !fits_param) || (m == 2 && !fits_const))
+      const char *lm = modes[m].launch;
+      if ((strcmp(lm, "param") == 0 && !fits_param) ||
+          (strcmp(lm, "constant") == 0 && !fits_const) ||
+          (modes[m].copy_min && b < 32768))
         continue;
       /* Warm-up: module load and JIT, rings, the driver's own caches. */
       kc_run(kern[k], functor, b, 200, 0);
@@ -250,11 +276,11 @@ int main(int argc, char **argv) {
       w->raw_sync = median(t[3], reps, &w->raw_sync_min);
       if (csv) {
         fprintf(csv, "%zu,%s,async,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d\n", b,
-                modes[m], w->kc_async, w->raw_async,
+                modes[m].label, w->kc_async, w->raw_async,
                 w->raw_async > 0 ? w->kc_async / w->raw_async : 0,
                 w->kc_async_min, w->raw_async_min, iters, reps);
         fprintf(csv, "%zu,%s,fence,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d\n", b,
-                modes[m], w->kc_sync, w->raw_sync,
+                modes[m].label, w->kc_sync, w->raw_sync,
                 w->raw_sync > 0 ? w->kc_sync / w->raw_sync : 0,
                 w->kc_sync_min, w->raw_sync_min, sync_iters, reps);
       }
@@ -286,7 +312,7 @@ int main(int argc, char **argv) {
          "launch, median of %d runs of %d (async) / %d (+fence)\n",
          dev.name, dev.compute_major, dev.compute_minor, dev.multiprocessors,
          reps, iters, sync_iters);
-  printf("%-8s %-9s | %8s %8s %6s | %8s %8s %6s\n", "functor", "mode",
+  printf("%-8s %-18s | %8s %8s %6s | %8s %8s %6s\n", "functor", "mode",
          "kc", "raw", "ratio", "kc+fnc", "raw+fnc", "ratio");
   int ok_auto = 1, ok_const = 1, ok_const_kokkos = 1, ok_240 = 1;
   for (int k = 0; k < NSIZES; k++)
@@ -301,15 +327,16 @@ int main(int argc, char **argv) {
         snprintf(sz, sizeof sz, "%zu B", sizes[k]);
       if (w->raw_async > 0) {
         double ra = w->kc_async / w->raw_async, rs = w->kc_sync / w->raw_sync;
-        printf("%-8s %-9s | %8.2f %8.2f %6.2f | %8.2f %8.2f %6.2f\n", sz,
-               modes[m], w->kc_async, w->raw_async, ra, w->kc_sync,
+        printf("%-8s %-18s | %8.2f %8.2f %6.2f | %8.2f %8.2f %6.2f\n", sz,
+               modes[m].label, w->kc_async, w->raw_async, ra, w->kc_sync,
                w->raw_sync, rs);
         if (m == 0 && (ra > 1.10 || rs > 1.10))
           ok_auto = 0;
         if (m == 2 && ra > 1.6)
           ok_const = 0;
       } else {
-        printf("%-8s %-9s | %8.2f %8s %6s | %8.2f %8s %6s\n", sz, modes[m],
+        printf("%-8s %-18s | %8.2f %8s %6s | %8.2f %8s %6s\n", sz,
+               modes[m].label,
                w->kc_async, "-", "-", w->kc_sync, "-", "-");
       }
       if (m == 2 && sizes[k] == 1600 && w->kc_async > KOKKOS_1600B / 2)
@@ -317,7 +344,7 @@ int main(int argc, char **argv) {
       if (sizes[k] == 240000 && m == 0 && w->kc_async > KOKKOS_240KB / 2)
         ok_240 = 0;
     }
-  printf("%-8s %-9s | %8.2f %8.2f %6.2f |  (raw: launch + sync + 8 B "
+  printf("%-8s %-18s | %8.2f %8.2f %6.2f |  (raw: launch + sync + 8 B "
          "cuMemcpyDtoH)\n",
          "reduce", "auto", red_kc, red_raw, red_kc / red_raw);
   printf("targets (issue 8): auto <= 1.10x raw for every size that fits in "

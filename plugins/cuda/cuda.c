@@ -109,6 +109,14 @@ static int init(void *state, const kc_backend_config *cfg) {
   if (rc)
     return rc;
   s->verbose = cfg->verbose;
+  const char *v = getenv("KC_CUDA_STAGING");
+  if (v && *v && strcmp(v, "pinned") != 0 && strcmp(v, "pageable") != 0)
+    return kc_backend_error(KC_EINVAL,
+                            "cuda: KC_CUDA_STAGING=%s; use pinned or pageable",
+                            v);
+  s->stage_pageable = v && strcmp(v, "pageable") == 0;
+  v = getenv("KC_CUDA_COPY_STREAM_MIN");
+  s->copy_stream_min = v && *v ? (size_t)strtoull(v, NULL, 10) : 0;
   s->cu = kc__cu_load();
   if (!s->cu)
     return KC_ENODEV;
@@ -189,6 +197,10 @@ static int init(void *state, const kc_backend_config *cfg) {
                      s->driver_version / 1000, s->driver_version % 1000 / 10,
                      getenv("KC_CUDA_LAUNCH") ? getenv("KC_CUDA_LAUNCH")
                                               : "auto");
+  if (s->stage_pageable || s->copy_stream_min)
+    kc_backend_verbose("cuda: staging %s, copy stream from %zu bytes",
+                       s->stage_pageable ? "pageable" : "pinned",
+                       s->copy_stream_min);
   return 0;
 fail:
   release_all(s);

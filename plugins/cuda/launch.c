@@ -19,10 +19,6 @@
 
 /* Initial size of the staging ring (grown for a functor over half of it). */
 #define RING_BYTES (4u << 20)
-/* Global-mode functors from this size on are copied on the copy stream:
- * their copy takes longer than the launch it would otherwise wait behind;
- * below it, the two extra calls cost more than the overlap gains. */
-#define COPY_STREAM_MIN (32u << 10)
 
 /* ------------------------------------------------------------ modules */
 
@@ -450,6 +446,45 @@ static int stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
   kc__cuda_ring *r = &s->ring;
   int rc;
   CUresult e;
+  if (s->stage_pageable && n) {
+    /* The driver copies pageable memory into its own staging before the
+     * call returns; the device slot's reuse is ordered by the stream. */
+    size_t sz = ALIGN_UP(n, 256);
+    CUdeviceptr to;
+    if (global) {
+      if (!r->dev || sz > r->size) {
+        if (r->dev) {
+          if ((e = cu->cuStreamSynchronize(s->stream)) != CUDA_SUCCESS)
+            return kc__cuda_fail(s, e, KC_EDEVICE, "cuStreamSynchronize");
+          cu->cuMemFree(r->dev);
+          r->dev = 0;
+        }
+        size_t want = r->size > sz ? r->size : RING_BYTES;
+        while (want < sz)
+          want *= 2;
+        if ((e = cu->cuMemAlloc(&r->dev, want)) != CUDA_SUCCESS) {
+          r->dev = 0;
+          return kc__cuda_fail(s, e, KC_ENOMEM, "allocating functor staging");
+        }
+        r->size = want; /* no host side: ring_free frees only dev */
+        r->cursor = 0;
+      }
+      if (r->cursor + sz > r->size)
+        r->cursor = 0;
+      to = r->dev + r->cursor;
+      r->cursor += sz;
+    } else {
+      if (m->staging_next + sz > m->staging_size)
+        m->staging_next = 0;
+      to = m->staging + m->staging_next;
+      m->staging_next += sz;
+    }
+    if ((e = cu->cuMemcpyHtoDAsync(to, src, n, s->stream)) != CUDA_SUCCESS)
+      return kc__cuda_fail(s, e, KC_ELAUNCH,
+                           "staging a functor (cuMemcpyHtoDAsync, pageable)");
+    *dst = to;
+    return 0;
+  }
   if (!r->host || ALIGN_UP(n, 256) > r->size || (global && !r->dev)) {
     size_t want = r->size ? r->size : RING_BYTES;
     while (want < ALIGN_UP(n, 256))
@@ -483,7 +518,7 @@ static int stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
     to = m->staging + m->staging_next;
     m->staging_next += sz;
   }
-  if (global && n >= COPY_STREAM_MIN) {
+  if (global && s->copy_stream_min && n >= s->copy_stream_min) {
     /* The device slot is free: its half's event, recorded on the launch
      * stream behind the kernels that read it, was waited for when the ring
      * came back to it. */

@@ -86,6 +86,13 @@ typedef struct kc__cuda_state {
   int max_threads_per_sm;
   size_t max_param; /* kernel parameter bytes the driver takes */
   int mode;         /* forced launch mode, MODE_AUTO if none */
+  /* Tuning knobs for measurements (doc/hacking-cuda.md):
+   * KC_CUDA_STAGING=pageable copies functors straight from the caller's
+   * memory (the driver stages them) instead of through the pinned ring;
+   * KC_CUDA_COPY_STREAM_MIN=bytes sends global-mode functors of at least
+   * that size through the copy stream (0: never, the default). */
+  int stage_pageable;
+  size_t copy_stream_min;
   int verbose;
   /* A fault that made the context unusable; every later call reports it. */
   CUresult sticky;
