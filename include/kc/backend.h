@@ -173,6 +173,28 @@ KC_API int kc_host_cpu_count(void);
 /* Fills dev with the host CPU's description (name from /proc/cpuinfo). */
 KC_API void kc_host_device_info(kc_device_info *dev);
 
+/* Scratch of a TEAM / TEAM_REDUCE launch at `level` for teams of
+ * `team_size` threads, laid out as the team handle presents it: the
+ * per-team part (policy.scratch_per_team[level] plus the kernel's
+ * kc_team_scratch_fn bytes) rounded up to KC_SCRATCH_ALIGN, then
+ * team_size per-thread parts of policy.scratch_per_thread[level] bytes,
+ * each rounded up to KC_SCRATCH_ALIGN.  Fills what is not NULL: *team_part
+ * (the unrounded per-team bytes), *thread_stride (the rounded per-thread
+ * size), *total (the bytes one team needs).  Calls the kernel's scratch
+ * function, so call it once per launch and level.  Errors: KC_EINVAL (bad
+ * level or team size, not a team launch), KC_ESCRATCH (the sizes overflow
+ * size_t). */
+KC_API int kc_launch_scratch(const kc_launch *l, int level, int team_size,
+                             size_t *team_part, size_t *thread_stride,
+                             size_t *total);
+
+/* Host backends' scratch limits per team, in bytes: kc_host_launch refuses
+ * more with KC_ESCRATCH before running anything.  Level 0 (kept per
+ * thread, meant to stay in cache) is what kc_host_device_info() reports as
+ * shared_memory_per_block(_optin); level 1 is ordinary memory. */
+#define KC_HOST_SCRATCH0_MAX ((size_t)1 << 20)
+#define KC_HOST_SCRATCH1_MAX ((size_t)1 << 30)
+
 #ifdef __cplusplus
 }
 #endif

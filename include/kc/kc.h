@@ -283,6 +283,20 @@ KC_API kc_policy kc_mdrange(int rank, const kc_index *begin,
 KC_API kc_policy kc_team_policy(kc_index league_size, int team_size,
                                 int vector_length);
 
+/* Alignment of every scratch region a team body gets (kc_team_scratch,
+ * kc_thread_scratch in <kc/kernel.h>). */
+#define KC_SCRATCH_ALIGN 16
+
+/* Sets a TEAM policy's scratch request of `level` (0: fast, CUDA shared
+ * memory; 1: large, global memory): `per_team` bytes shared by the team
+ * plus `per_thread` bytes for each of its threads (Kokkos'
+ * set_scratch_size(level, PerTeam, PerThread)).  Replaces the level's
+ * earlier values.  What a backend cannot give fails the launch with
+ * KC_ESCRATCH.  Errors: KC_EINVAL (p NULL, level not 0 or 1).
+ * Thread safety: touches only *p. */
+KC_API int kc_policy_set_scratch(kc_policy *p, int level, size_t per_team,
+                                 size_t per_thread);
+
 /* --------------------------------------------------------------- kernels */
 
 typedef enum kc_kernel_kind {
@@ -351,6 +365,21 @@ KC_API int kc_kernel_get(const char *name, kc_kernel **out);
 
 /* The name a handle was registered with. */
 KC_API const char *kc_kernel_name(const kc_kernel *k);
+
+/* Scratch a TEAM / TEAM_REDUCE kernel computes from its functor (Kokkos'
+ * team_shmem_size): bytes of level-`level` scratch per team for a team of
+ * `team_size` threads, added to the policy's per-team request.  Called on
+ * the host before each launch, for levels 0 and 1, with the launch's
+ * functor bytes; it must not call kc. */
+typedef size_t (*kc_team_scratch_fn)(const void *functor, int level,
+                                     int team_size);
+
+/* Attaches (fn != NULL) or removes (NULL) a kernel's scratch function.
+ * KC_TEAM_SCRATCH_SIZE in <kc/kernel.h> does this for kcc-built kernels.
+ * Call it before launching the kernel; a launch already running keeps the
+ * function it started with.  Errors: KC_EINVAL (k not a kernel handle, or
+ * not a TEAM / TEAM_REDUCE kernel). */
+KC_API int kc_kernel_set_team_scratch(kc_kernel *k, kc_team_scratch_fn fn);
 
 /* -------------------------------------------------------------- dispatch */
 
