@@ -6,7 +6,8 @@
  * settings, arguments, kc's metadata), allocations, deep copies with the
  * labels of the allocations they touch, nested regions, for/reduce/scan
  * launches with their labels, device ids and kernel ids, fences, user
- * metadata and events, deallocations and finalisation.  Four runs, each a
+ * metadata and events, a mirrored array (DualView modify/sync),
+ * deallocations and finalisation.  Four runs, each a
  * kc_init/kc_finalize cycle of its own:
  *   A  one tool that turns global fencing off;
  *   B  one tool with Kokkos' default global fencing (a fence before each
@@ -111,15 +112,54 @@ static void dealloc(run *r, void *p, size_t bytes, kc_space space,
       tl_space(&r->info, space), label, p, bytes);
 }
 
-static void copy(run *r, void *dst, kc_space ds, const char *dl,
-                 const void *src, kc_space ss, const char *sl, size_t bytes) {
-  KC_CHECK_OK(kc_memcpy(dst, src, bytes));
+static void copied(run *r, void *dst, kc_space ds, const char *dl,
+                   const void *src, kc_space ss, const char *sl, size_t bytes) {
   all(r,
       "begin_deep_copy\tdst_space=%s\tdst_label=%s\tdst=%p\tsrc_space=%s"
       "\tsrc_label=%s\tsrc=%p\tsize=%zu",
-      tl_space(&r->info, ds), dl, dst, tl_space(&r->info, ss), sl, src,
-      bytes);
+      tl_space(&r->info, ds), dl, dst, tl_space(&r->info, ss), sl, src, bytes);
   all(r, "end_deep_copy");
+}
+
+static void copy(run *r, void *dst, kc_space ds, const char *dl,
+                 const void *src, kc_space ss, const char *sl, size_t bytes) {
+  KC_CHECK_OK(kc_memcpy(dst, src, bytes));
+  copied(r, dst, ds, dl, src, ss, sl, bytes);
+}
+
+/* A mirrored array reports like Kokkos' DualView: modify at each mark,
+ * sync after a sync that copied (none when both sides are one memory). */
+static void mirror(run *r) {
+  kc_mirror *m = NULL;
+  const char *lab = "tools m";
+  KC_REQUIRE_OK(kc_mirror_create(&m, 64, lab));
+  void *mh = kc_mirror_host(m), *mt = kc_mirror_target(m);
+  int distinct = mh != mt;
+  KC_CHECK_EQ_INT(distinct, (r->info.spaces & (1u << KC_SPACE_DEVICE)) != 0);
+  all(r, "allocate_data\tspace=Host\tlabel=%s\tptr=%p\tsize=64", lab, mh);
+  if (distinct)
+    all(r, "allocate_data\tspace=%s\tlabel=%s\tptr=%p\tsize=64",
+        tl_space(&r->info, KC_SPACE_DEVICE), lab, mt);
+  KC_CHECK_OK(kc_mirror_modify_host(m));
+  all(r, "dual_view_modify\tlabel=%s\tptr=%p\ton_device=0", lab, mh);
+  KC_CHECK_OK(kc_mirror_sync_target(m));
+  if (distinct) {
+    copied(r, mt, KC_SPACE_DEVICE, lab, mh, KC_SPACE_HOST, lab, 64);
+    all(r, "dual_view_sync\tlabel=%s\tptr=%p\tto_device=1", lab, mt);
+  }
+  KC_CHECK_OK(kc_mirror_modify_target(m));
+  all(r, "dual_view_modify\tlabel=%s\tptr=%p\ton_device=1", lab, mt);
+  KC_CHECK_OK(kc_mirror_sync_host(m));
+  if (distinct) {
+    copied(r, mh, KC_SPACE_HOST, lab, mt, KC_SPACE_DEVICE, lab, 64);
+    all(r, "dual_view_sync\tlabel=%s\tptr=%p\tto_device=0", lab, mh);
+  }
+  KC_CHECK_OK(kc_mirror_sync_host(m)); /* current already: silent */
+  KC_CHECK_OK(kc_mirror_destroy(m));
+  all(r, "deallocate_data\tspace=Host\tlabel=%s\tptr=%p\tsize=64", lab, mh);
+  if (distinct)
+    all(r, "deallocate_data\tspace=%s\tlabel=%s\tptr=%p\tsize=64",
+        tl_space(&r->info, KC_SPACE_DEVICE), lab, mt);
 }
 
 static void setenv_or_unset(const char *name, const char *value) {
@@ -131,8 +171,7 @@ static void setenv_or_unset(const char *name, const char *value) {
 
 static void scenario(run *r) {
   KC_INFO("run %s: %d tool(s), global fencing %s%s", r->name, r->ntools,
-          r->fencing ? "on" : "off",
-          r->call_fence ? ", the tool fences" : "");
+          r->fencing ? "on" : "off", r->call_fence ? ", the tool fences" : "");
   char *log[2] = {tl_tmpfile("tools-log"), tl_tmpfile("tools-log2")};
   char *rec = tl_lib("tests", "kc-tool-record");
   char *rec2 = tl_lib("tests", "kc-tool-record2");
@@ -156,8 +195,7 @@ static void scenario(run *r) {
 
   /* Initialisation, as each tool sees it. */
   for (int i = 0; i < r->ntools; i++) {
-    tl_line(&r->ex[i],
-            "init_library\tseq=%d\tversion=%d\tndev=1\tdevs=0x%x", i,
+    tl_line(&r->ex[i], "init_library\tseq=%d\tversion=%d\tndev=1\tdevs=0x%x", i,
             KP_VERSION, r->q);
     tl_line(&r->ex[i],
             "request_tool_settings\tn=1\tdefault_fencing=1\tfencing=%d",
@@ -171,8 +209,7 @@ static void scenario(run *r) {
   all(r, "declare_metadata\tkey=kc_backend_path\tvalue=%s", r->info.path);
   all(r, "declare_metadata\tkey=kc_device_name\tvalue=%s", r->info.dev.name);
   all(r, "declare_metadata\tkey=kc_device\tvalue=%d", r->info.device);
-  all(r, "declare_metadata\tkey=kc_concurrency\tvalue=%d",
-      r->info.concurrency);
+  all(r, "declare_metadata\tkey=kc_concurrency\tvalue=%d", r->info.concurrency);
   all(r, "declare_metadata\tkey=kc_tools_device_id\tvalue=0x%08x", r->q);
 
   /* The program. */
@@ -201,8 +238,8 @@ static void scenario(run *r) {
   region_push(r, "inner");
   kt_xi64 fx = {x, 0};
   int64_t sum = 0;
-  KC_CHECK_OK(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kt_sum_i64), &range,
-                                 &fx, sizeof fx, &sum));
+  KC_CHECK_OK(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kt_sum_i64), &range, &fx,
+                                 sizeof fx, &sum));
   kernel(r, "reduce", "kt_sum_i64"); /* no label: the kernel's name */
   region_pop(r);
 
@@ -223,6 +260,8 @@ static void scenario(run *r) {
   KC_CHECK_EQ_INT(h[1], 9);
   KC_CHECK_EQ_INT(h[2], 16);
   KC_CHECK_EQ_INT(h[3], 25);
+
+  mirror(r);
 
   dealloc(r, x, bytes, KC_SPACE_DEVICE, "tools x");
   dealloc(r, y, bytes, KC_SPACE_DEVICE, "tools y");
@@ -251,7 +290,9 @@ int main(void) {
   tl_watchdog();
   unsetenv("KOKKOS_TOOLS_LIBS");
 
-  run a = {.name = "A", .ntools = 1, .fencing = 0,
+  run a = {.name = "A",
+           .ntools = 1,
+           .fencing = 0,
            .args = "argc=2\targv=--alpha|beta"};
   setenv("KC_TOOLS_ARGS", " --alpha \t beta ", 1);
   scenario(&a);
