@@ -192,7 +192,9 @@ static const char *const global_fence_name =
  * points at an array holding one id per tool, freed by the end hook.  On
  * allocation failure no tool hears of the operation (id 0), which keeps
  * every tool's begin/end pairs balanced. */
-static uint64_t *ids_new(void) { return calloc((size_t)ntools, 8); }
+static uint64_t *ids_new(void) {
+  return calloc((size_t)ntools, sizeof(uint64_t));
+}
 
 static uint64_t ids_pack(uint64_t *ids) { return (uint64_t)(uintptr_t)ids; }
 
@@ -361,7 +363,7 @@ static const char *env_or(const char *name, const char *fallback,
 void kc__tools_init(const kc_info *info) {
   uint32_t type = device_type(info ? info->backend : NULL);
   uint32_t dev = (info && info->device > 0) ? (uint32_t)info->device : 0;
-  devid_global = type << TYPE_SHIFT;
+  devid_global = type << TYPE_SHIFT | INSTANCE_GLOBAL;
   devid_queue =
       devid_global | (dev & DEVICE_MASK) << DEVICE_SHIFT | INSTANCE_QUEUE;
   name_spaces(info);
