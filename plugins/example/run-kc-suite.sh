@@ -83,12 +83,20 @@ for t in $progs $scripts; do
   test $r = PASS || sed -n '$p' "$out/$t.log" | sed 's/^/    /'
 done
 
+# As automake's test-suite.log: the counts, then each failed test's log
+# under a "FAIL: name" heading underlined with '='.
 {
   echo "# TOTAL: $((npass + nfail + nskip))"
   echo "# PASS:  $npass"
   echo "# SKIP:  $nskip"
   echo "# FAIL:  $nfail"
-  for t in $failed; do echo "FAIL: $t.$name (log: $out/$t.log)"; done
+  for t in $failed; do
+    echo
+    echo "FAIL: $t.$name"
+    echo "FAIL: $t.$name" | sed 's/./=/g'
+    echo
+    cat "$out/$t.log"
+  done
 } >"$out/test-suite.log"
 echo "kc conformance suite on '$name' ($pdir/libkc-$name.so): $npass passed, $nfail failed, $nskip skipped"
 test $nfail -eq 0
