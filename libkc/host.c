@@ -8,9 +8,9 @@
  * give the same answers, bit for bit, for the same thread count.
  *
  * Work is counted in *units* and run by a unit function over [u0, u1):
- * for 1-D kinds a unit is an index.  A new kind (MD tiles, league ranks)
- * adds a unit function and a case in setup(); the splitting, accumulators
- * and joins are shared.
+ * for 1-D kinds a unit is an index, for MD kinds a tile (hostmd.c), for
+ * team kinds a league rank (hostteam.c).  Each kind has a unit function
+ * and a case in setup(); the splitting, accumulators and joins are shared.
  *
  * This is the per-launch path, benchmarked against hand-written OpenMP:
  * no malloc (accumulators fit in a stack buffer unless the values or the
@@ -23,15 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "hostjob.h"
 
-typedef struct job job;
+typedef kc__host_job job;
 
-/* Runs units [u0, u1) of the launch; `acc` is the thread's accumulator
- * (NULL for kinds without one). */
-typedef void (*unit_fn)(const job *j, kc_index u0, kc_index u1, void *acc);
-
-struct job {
+struct kc__host_job {
   unit_fn run;
   const kc_launch *l;
   const void *functor;
@@ -42,6 +38,8 @@ struct job {
   kc_index chunk;       /* units per chunk, or KC_AUTO */
   int dynamic;          /* chunks from the shared counter */
   int reduces;          /* has per-thread accumulators */
+  kc__host_md md;       /* MD kinds: the tiling */
+  kc__host_teams teams; /* TEAM kinds: per-thread handles and scratch */
   int scan;             /* contiguous shares, two passes */
   int final;            /* scan: the pass that stores */
   int nshares;          /* scan pass 2: the shares pass 1 used */
@@ -62,24 +60,41 @@ struct job {
 
 /* ------------------------------------------------------- unit functions */
 
-static void run_for(const job *j, kc_index u0, kc_index u1, void *acc) {
+static void run_for(const job *j, int tid, kc_index u0, kc_index u1,
+                    void *acc) {
+  (void)tid;
   (void)acc;
   ((kc_host_for_fn)j->host)(j->functor, j->base + u0, j->base + u1);
 }
 
-static void run_reduce(const job *j, kc_index u0, kc_index u1, void *acc) {
+static void run_reduce(const job *j, int tid, kc_index u0, kc_index u1,
+                       void *acc) {
+  (void)tid;
   ((kc_host_reduce_fn)j->host)(j->functor, j->base + u0, j->base + u1, acc);
 }
 
-static void run_scan(const job *j, kc_index u0, kc_index u1, void *acc) {
+static void run_scan(const job *j, int tid, kc_index u0, kc_index u1,
+                     void *acc) {
+  (void)tid;
   ((kc_host_scan_fn)j->host)(j->functor, j->base + u0, j->base + u1, acc,
                              j->final);
 }
 
-static void run_call(const job *j, kc_index u0, kc_index u1, void *acc) {
+static void run_call(const job *j, int tid, kc_index u0, kc_index u1,
+                     void *acc) {
+  (void)tid;
   (void)acc;
   kc__ffi_call(j->rec, j->base + u0, j->base + u1, j->l->nargs, j->l->args);
 }
+
+/* What the MD and team unit functions (hostmd.c, hostteam.c) need of a
+ * job; the job's layout stays private to this file. */
+const kc__host_md *kc__host_job_md(const kc__host_job *j) { return &j->md; }
+const kc__host_teams *kc__host_job_teams(const kc__host_job *j) {
+  return &j->teams;
+}
+const void *kc__host_job_functor(const kc__host_job *j) { return j->functor; }
+void (*kc__host_job_fn(const kc__host_job *j))(void) { return j->host; }
 
 /* ----------------------------------------------------------- splitting */
 
@@ -92,20 +107,20 @@ static inline void share(kc_index n, int s, int nsh, kc_index *lo,
 }
 
 /* [lo, hi) in calls of at most `chunk` units (one call for KC_AUTO). */
-static inline void run_range(const job *j, kc_index lo, kc_index hi,
-                             void *acc) {
+static inline void run_range(const job *j, int tid, kc_index lo,
+                             kc_index hi, void *acc) {
   if (j->chunk == KC_AUTO) {
     if (lo < hi)
-      j->run(j, lo, hi, acc);
+      j->run(j, tid, lo, hi, acc);
     return;
   }
   kc_index c = j->chunk;
   for (kc_index u = lo; u < hi; u += c) {
     if (hi - u <= c) {
-      j->run(j, u, hi, acc);
+      j->run(j, tid, u, hi, acc);
       break;
     }
-    j->run(j, u, u + c, acc);
+    j->run(j, tid, u, u + c, acc);
   }
 }
 
@@ -137,11 +152,16 @@ static void task(int tid, int nt, void *arg) {
         slot_init(j, acc);
       kc_index lo, hi;
       share(n, s, nsh, &lo, &hi);
-      run_range(j, lo, hi, acc);
+      run_range(j, tid, lo, hi, acc);
     }
     return;
   }
 
+  /* Team kinds index their per-thread handles by tid. */
+  if (j->teams.slots && tid >= j->capacity) {
+    atomic_store_explicit(&j->overflow, 1, memory_order_relaxed);
+    return;
+  }
   void *acc = NULL;
   if (j->slots) {
     if (tid >= j->capacity) {
@@ -162,20 +182,20 @@ static void task(int tid, int nt, void *arg) {
       if (ci >= nchunks)
         break;
       kc_index u = ci * c;
-      j->run(j, u, n - u > c ? u + c : n, acc);
+      j->run(j, tid, u, n - u > c ? u + c : n, acc);
     }
   } else if (j->chunk == KC_AUTO) {
     kc_index lo, hi;
     share(n, tid, nt, &lo, &hi);
     if (lo < hi)
-      j->run(j, lo, hi, acc);
+      j->run(j, tid, lo, hi, acc);
   } else {
     /* Round-robin chunks, as OpenMP's schedule(static, chunk). */
     kc_index c = j->chunk;
     kc_index nchunks = n / c + (n % c != 0);
     for (kc_index ci = tid; ci < nchunks; ci += nt) {
       kc_index u = ci * c;
-      j->run(j, u, n - u > c ? u + c : n, acc);
+      j->run(j, tid, u, n - u > c ? u + c : n, acc);
       if (nchunks - ci <= nt)
         break;
     }
@@ -225,6 +245,7 @@ void kc__host_cleanup(void) {
     cache_size = 0;
     atomic_flag_clear_explicit(&cache_busy, memory_order_release);
   }
+  kc__host_teams_cleanup();
 }
 
 /* ------------------------------------------------------------- launch */
@@ -263,12 +284,16 @@ static int setup(job *j, const kc_launch *l) {
     return kc__ffi_prepare(j->rec);
   case KC_KERNEL_MDFOR:
   case KC_KERNEL_MDREDUCE:
+    j->reduces = k->kind == KC_KERNEL_MDREDUCE;
+    j->run = kc__host_md_unit;
+    return kc__host_md_setup(l, &j->md, &j->base, &j->nunits);
   case KC_KERNEL_TEAM:
   case KC_KERNEL_TEAM_REDUCE:
-    return kc__error(KC_ENOTSUP,
-                     "kernel '%s': multi-dimensional and team kernels are "
-                     "not implemented yet on the %s backend",
-                     k->name, backend_label());
+    j->reduces = k->kind == KC_KERNEL_TEAM_REDUCE;
+    j->run = kc__host_team_unit;
+    j->base = 0;
+    j->nunits = l->policy.league_size;
+    return kc__host_teams_setup(l, j->capacity, &j->teams);
   default:
     return kc__error(KC_EINVAL, "kernel '%s': %d is not a kernel kind",
                      k->name, (int)k->kind);
@@ -304,6 +329,12 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   if (!j.reduces) {
     if (j.nunits > 0)
       x->parallel(x->ctx, task, &j);
+    kc__host_teams_release(&j.teams);
+    if (atomic_load_explicit(&j.overflow, memory_order_relaxed))
+      return kc__error(KC_EINTERNAL,
+                       "kc_host_launch: the backend's parallel() ran a task "
+                       "with more threads than kc_host_exec.nthreads (%d)",
+                       x->nthreads);
     goto done;
   }
 
@@ -317,11 +348,13 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   _Alignas(64) unsigned char local[LOCAL_BYTES];
   int from_cache = 0;
   j.slots = bytes <= sizeof local ? local : slots_get(bytes, &from_cache);
-  if (!j.slots)
+  if (!j.slots) {
+    kc__host_teams_release(&j.teams);
     return kc__error(KC_ENOMEM,
                      "kernel '%s': cannot allocate %zu bytes of per-thread "
                      "accumulators",
                      k->name, bytes);
+  }
   unsigned char *run = j.slots + (size_t)j.capacity * j.stride;
   unsigned char *tmp = run + j.stride;
   void (*join)(void *, const void *) = k->reducer.join;
@@ -359,12 +392,14 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
     memcpy(l->result, run, vsize);
   if (j.slots != local)
     slots_put(j.slots, from_cache);
+  kc__host_teams_release(&j.teams);
 done:
   return 0;
 
 overflow:
   if (j.slots != local)
     slots_put(j.slots, from_cache);
+  kc__host_teams_release(&j.teams);
   return kc__error(KC_EINTERNAL,
                    "kc_host_launch: the backend's parallel() ran a task with "
                    "more threads than kc_host_exec.nthreads (%d)",

@@ -69,6 +69,9 @@ void kc_host_device_info(kc_device_info *dev) {
     dev->total_memory = (size_t)pages * (size_t)psize;
   dev->max_threads_per_block = 1;
   dev->warp_size = 1;
+  /* A host team's level-0 scratch limit (host teams are one thread). */
+  dev->shared_memory_per_block = KC_HOST_SCRATCH0_MAX;
+  dev->shared_memory_per_block_optin = KC_HOST_SCRATCH0_MAX;
   char mhz[64];
   if (cpuinfo("cpu MHz", mhz, sizeof mhz))
     dev->clock_khz = (int)(atof(mhz) * 1000.0);

@@ -125,6 +125,8 @@ struct kc_kernel {
   /* libffi call interface of a CALL kernel, built once (ffi.c). */
   atomic_int ffi_ready;
   struct kc__ffi *ffi;
+  /* TEAM kinds: kc_kernel_set_team_scratch's function, or NULL (team.c). */
+  _Atomic(kc_team_scratch_fn) team_scratch;
 };
 
 #define KC__KERNEL_MAGIC 0x6b636b6eu /* "kckn" */

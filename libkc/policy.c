@@ -55,3 +55,17 @@ kc_policy kc_team_policy(kc_index league_size, int team_size,
   p.vector_length = vector_length;
   return p;
 }
+
+int kc_policy_set_scratch(kc_policy *p, int level, size_t per_team,
+                          size_t per_thread) {
+  if (!p)
+    return kc__error(KC_EINVAL, "kc_policy_set_scratch: policy is NULL");
+  if (level < 0 || level > 1)
+    return kc__error(KC_EINVAL,
+                     "kc_policy_set_scratch: level %d; scratch levels are 0 "
+                     "(fast, small) and 1 (large)",
+                     level);
+  p->scratch_per_team[level] = per_team;
+  p->scratch_per_thread[level] = per_thread;
+  return 0;
+}

@@ -12,10 +12,14 @@
  *     which calls a static inline "chunk" function holding the loop over
  *     [b, e) with the body pasted into it (inside do { } while (0)), so the
  *     compiler sees the whole loop and can vectorise it:
- *       - the functor pointer is a `const ftype *restrict` parameter of
- *         the chunk function: the functor is the launch's private copy and
- *         never changes during a chunk, so its fields are loop invariants
- *         the compiler hoists out of the loop;
+ *       - the functor is the launch's private copy and never changes
+ *         during a chunk.  A functor of at most KC_HOST_FUNCTOR_COPY_MAX
+ *         (256) bytes is copied into a local of the chunk function and
+ *         `f` points at that copy: its fields are then loop invariants the
+ *         compiler keeps in registers (a `restrict` parameter alone did
+ *         not suffice for gcc 12 in reductions: it treated `f->x[i]` as a
+ *         gather and kept the accumulator on the stack).  A larger functor
+ *         is read through the `const ftype *restrict` parameter;
  *       - a FOR loop is marked free of loop-carried dependences (indices of
  *         a parallel_for are independent on every backend): `omp simd`
  *         when OpenMP SIMD pragmas are enabled (kcc passes -fopenmp-simd
@@ -40,6 +44,13 @@
  *     the handle NULL; the program goes on, and a launch of the NULL
  *     handle fails with KC_EINVAL.
  *
+ * The multi-dimensional, team and chunk kernels follow the same pattern
+ * (see their sections below); a team body's `team` is the engine's
+ * struct kc_team (<kc/team.h>), on which the nested-loop macros and the
+ * kc_team_* accessors work.  A host team is one thread with one vector
+ * lane, so nested team-thread loops are plain loops and vector loops are
+ * `omp simd` loops.
+ *
  * Each macro's expansion ends with a function definition, so the ';' after
  * a kernel macro is optional (with -Wpedantic, leave it out: ISO C calls
  * it an empty declaration).
@@ -56,10 +67,25 @@
 #ifndef KC_KERNEL_HOST_H
 #define KC_KERNEL_HOST_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include <kc/kc.h>
+#include <kc/team.h>
+
+/* clang reports a hinted loop it could not vectorise (-Wpass-failed: at
+ * -O1, where its vectoriser is off, every `omp simd` loop; at -O2 a body
+ * calling a function, a float min without fast-math).  Under -Werror that
+ * breaks correct code.  The report is issued by the optimizer at the
+ * loop's location, which for a macro-generated loop is the macro's
+ * invocation: a diagnostic push/pop inside the expansion does not cover
+ * it, so it is turned off here, for the rest of the translation unit that
+ * includes kernel.h (a kernel file). */
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wunknown-warning-option"
+#pragma clang diagnostic ignored "-Wpass-failed"
+#endif
 
 #if defined(__cplusplus)
 #error "kc/kernel_host.h is C11: compile .kc.c files as C (kcc does)"
@@ -117,16 +143,27 @@ typedef struct kc__no_return_in_kernel_body {
     __VA_ARGS__;                                                               \
   } while (0)
 
-/* Around each chunk function and host entry: the error above; and clang's
- * report of a hinted loop it could not vectorise (-Wpass-failed, at the
- * function the loop ends up in), which -Werror would turn into an error
- * although the code is correct. */
+/* `f` in a chunk function: a local copy of a small functor (its fields are
+ * then provably loop invariant), else the restrict parameter `kc__fp`.
+ * The size test is a constant: the compiler keeps one branch.  memcpy,
+ * not assignment, so a functor with const members compiles too. */
+#ifndef KC_HOST_FUNCTOR_COPY_MAX
+#define KC_HOST_FUNCTOR_COPY_MAX 256
+#endif
+#define KC__FUNCTOR_LOCAL(ftype, f)                                            \
+  ftype kc__fl;                                                                \
+  if (sizeof(ftype) <= KC_HOST_FUNCTOR_COPY_MAX)                               \
+    __builtin_memcpy(&kc__fl, kc__fp, sizeof(ftype));                          \
+  const ftype *const f =                                                       \
+      sizeof(ftype) <= KC_HOST_FUNCTOR_COPY_MAX ? &kc__fl : kc__fp;            \
+  (void)f
+
+/* Around each chunk function and host entry: the error above (clang's
+ * -Wpass-failed is off file-wide, see the top of this file). */
 #if defined(__clang__)
 #define KC__FN_BEGIN                                                           \
   KC__PRAGMA(clang diagnostic push)                                            \
-  KC__PRAGMA(clang diagnostic error "-Wreturn-type")                           \
-  KC__PRAGMA(clang diagnostic ignored "-Wunknown-warning-option")              \
-  KC__PRAGMA(clang diagnostic ignored "-Wpass-failed")
+  KC__PRAGMA(clang diagnostic error "-Wreturn-type")
 #define KC__FN_END KC__PRAGMA(clang diagnostic pop)
 #elif defined(__GNUC__)
 #define KC__FN_BEGIN                                                           \
@@ -186,17 +223,25 @@ kc__host_register(const kc_kernel_desc *d, kc_kernel **out, const char *file) {
 /* Handle + constructor of kernel `name`.  `reducer` is a kc_reducer
  * compound literal. */
 #define KC__REGISTER(kname, kind_, fn, reducer_)                               \
+  KC__REGISTER_EX(kname, kind_, fn, reducer_, 1, KC__AFTER_NONE)
+
+/* The general form: `rank_` for MD kernels, and `after(kname)`, statements
+ * run once the kernel is registered (team kernels attach their scratch
+ * function there). */
+#define KC__AFTER_NONE(kname)
+#define KC__REGISTER_EX(kname, kind_, fn, reducer_, rank_, after)              \
   kc_kernel *kc__kernel_##kname = NULL;                                        \
   static void kc__register_##kname(void) KC__CONSTRUCTOR;                      \
   static void kc__register_##kname(void) {                                     \
     const kc_kernel_desc kc__d = {.struct_size = sizeof(kc_kernel_desc),       \
                                   .name = #kname,                              \
                                   .kind = (kind_),                             \
-                                  .rank = 1,                                   \
+                                  .rank = (rank_),                             \
                                   .host = (void (*)(void))(fn),                \
                                   KC__PTX_FIELDS(kname).reducer = reducer_,    \
                                   .signature = NULL};                          \
     kc__host_register(&kc__d, &kc__kernel_##kname, __FILE__);                  \
+    after(kname)                                                               \
   }
 
 #define KC__BUILTIN_REDUCER(op_, vtype)                                        \
@@ -215,10 +260,10 @@ kc__host_register(const kc_kernel_desc *d, kc_kernel **out, const char *file) {
 #define KC__REDUCE_FN(name, ftype, f, i, atype, acc, hint, ...)                \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
-      const ftype *restrict const f, kc_index kc__b, kc_index kc__e,           \
+      const ftype *restrict const kc__fp, kc_index kc__b, kc_index kc__e,      \
       void *kc__acc) {                                                         \
+    KC__FUNCTOR_LOCAL(ftype, f);                                               \
     atype acc = *(atype *)kc__acc;                                             \
-    (void)f;                                                                   \
     KC__HINT_##hint(acc) for (kc_index i = kc__b; i < kc__e; ++i) {            \
       KC__BODY(__VA_ARGS__);                                                   \
     }                                                                          \
@@ -241,8 +286,8 @@ kc__host_register(const kc_kernel_desc *d, kc_kernel **out, const char *file) {
 #define KC_FOR(name, ftype, f, i, ...)                                         \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
-      const ftype *restrict const f, kc_index kc__b, kc_index kc__e) {         \
-    (void)f;                                                                   \
+      const ftype *restrict const kc__fp, kc_index kc__b, kc_index kc__e) {    \
+    KC__FUNCTOR_LOCAL(ftype, f);                                               \
     KC__HINT_FOR(~) for (kc_index i = kc__b; i < kc__e; ++i) {                 \
       KC__BODY(__VA_ARGS__);                                                   \
     }                                                                          \
@@ -313,10 +358,10 @@ kc__host_register(const kc_kernel_desc *d, kc_kernel **out, const char *file) {
 #define KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, ...)                 \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
-      const ftype *restrict const f, kc_index kc__b, kc_index kc__e,           \
+      const ftype *restrict const kc__fp, kc_index kc__b, kc_index kc__e,      \
       void *kc__acc, const int final) {                                        \
+    KC__FUNCTOR_LOCAL(ftype, f);                                               \
     vtype acc = *(vtype *)kc__acc;                                             \
-    (void)f;                                                                   \
     (void) final;                                                              \
     for (kc_index i = kc__b; i < kc__e; ++i) {                                 \
       KC__BODY(__VA_ARGS__);                                                   \
@@ -340,6 +385,440 @@ kc__host_register(const kc_kernel_desc *d, kc_kernel **out, const char *file) {
   KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, __VA_ARGS__)               \
   KC__REGISTER(name, KC_KERNEL_SCAN, kc__host_##name,                          \
                KC__CUSTOM_REDUCER(rname, vtype))
+
+/* -------------------------------------------------- multi-dimensional */
+
+/* An index list `(i, j, k)`: its length (the rank) and its names.  Every
+ * list is unpacked with a trailing dummy argument so that no variadic
+ * macro is invoked with an empty `...` (not ISO C11). */
+#define KC__UNPACK(...) __VA_ARGS__
+#define KC__APPLY(m, args) m args
+#define KC__CAT(a, b) KC__CAT_(a, b)
+#define KC__CAT_(a, b) a##b
+#define KC__RANK_(a1, a2, a3, a4, a5, a6, n, ...) n
+#define KC__RANK(idx)                                                          \
+  KC__APPLY(KC__RANK_, (KC__UNPACK idx, 6, 5, 4, 3, 2, 1, 0))
+#define KC__I0(a, ...) a
+#define KC__I1(a, b, ...) b
+#define KC__I2(a, b, c, ...) c
+#define KC__I3(a, b, c, d, ...) d
+#define KC__I4(a, b, c, d, e, ...) e
+#define KC__I5(a, b, c, d, e, g, ...) g
+#define KC__IDX(d, idx) KC__APPLY(KC__I##d, (KC__UNPACK idx, ~))
+
+/* An outer dimension's loop, and the innermost one (contiguous, hinted:
+ * `omp simd` for FOR, with a reduction clause for built-in reductions). */
+#define KC__MDL(d, idx)                                                        \
+  for (kc_index KC__IDX(d, idx) = kc__lo[d], kc__e##d = kc__hi[d];             \
+       KC__IDX(d, idx) < kc__e##d; ++KC__IDX(d, idx))
+#define KC__MDL_IN(d, idx, hint, acc)                                          \
+  const kc_index kc__b##d = kc__lo[d], kc__e##d = kc__hi[d];                   \
+  KC__HINT_##hint(acc) for (kc_index KC__IDX(d, idx) = kc__b##d;               \
+                            KC__IDX(d, idx) < kc__e##d; ++KC__IDX(d, idx))
+
+#define KC__MDLOOPS_2(idx, hint, acc, ...)                                     \
+  KC__MDL(0, idx) {                                                            \
+    KC__MDL_IN(1, idx, hint, acc) { KC__BODY(__VA_ARGS__); }                   \
+  }
+#define KC__MDLOOPS_3(idx, hint, acc, ...)                                     \
+  KC__MDL(0, idx) {                                                            \
+    KC__MDL(1, idx) {                                                          \
+      KC__MDL_IN(2, idx, hint, acc) { KC__BODY(__VA_ARGS__); }                 \
+    }                                                                          \
+  }
+#define KC__MDLOOPS_4(idx, hint, acc, ...)                                     \
+  KC__MDL(0, idx) {                                                            \
+    KC__MDL(1, idx) {                                                          \
+      KC__MDL(2, idx) {                                                        \
+        KC__MDL_IN(3, idx, hint, acc) { KC__BODY(__VA_ARGS__); }               \
+      }                                                                        \
+    }                                                                          \
+  }
+#define KC__MDLOOPS_5(idx, hint, acc, ...)                                     \
+  KC__MDL(0, idx) {                                                            \
+    KC__MDL(1, idx) {                                                          \
+      KC__MDL(2, idx) {                                                        \
+        KC__MDL(3, idx) {                                                      \
+          KC__MDL_IN(4, idx, hint, acc) { KC__BODY(__VA_ARGS__); }             \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+#define KC__MDLOOPS_6(idx, hint, acc, ...)                                     \
+  KC__MDL(0, idx) {                                                            \
+    KC__MDL(1, idx) {                                                          \
+      KC__MDL(2, idx) {                                                        \
+        KC__MDL(3, idx) {                                                      \
+          KC__MDL(4, idx) {                                                    \
+            KC__MDL_IN(5, idx, hint, acc) { KC__BODY(__VA_ARGS__); }           \
+          }                                                                    \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+#define KC__MDLOOPS(idx, hint, acc, ...)                                       \
+  _Static_assert(KC__RANK(idx) >= 2 && KC__RANK(idx) <= KC_MAX_RANK,           \
+                 "an MD kernel takes 2 to 6 index names, as (i, j, ...)");     \
+  KC__CAT(KC__MDLOOPS_, KC__RANK(idx))(idx, hint, acc, __VA_ARGS__)
+
+/* The box [kc__lo[d], kc__hi[d]) of a kc_host_mdfor_fn / mdreduce_fn. */
+#define KC__MDFOR_FN(name, ftype, f, idx, ...)                                 \
+  KC__FN_BEGIN                                                                 \
+  static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
+      const ftype *restrict const kc__fp, const kc_index *restrict kc__lo,     \
+      const kc_index *restrict kc__hi) {                                       \
+    KC__FUNCTOR_LOCAL(ftype, f);                                               \
+    KC__MDLOOPS(idx, FOR, ~, __VA_ARGS__)                                      \
+    return KC__BODY_DONE;                                                      \
+  }                                                                            \
+  static void kc__host_##name(const void *kc__functor, const kc_index *kc__lo, \
+                              const kc_index *kc__hi) {                        \
+    (void)kc__chunk_##name((const ftype *)kc__functor, kc__lo, kc__hi);        \
+  }                                                                            \
+  KC__FN_END
+
+#define KC__MDREDUCE_FN(name, ftype, f, idx, atype, acc, hint, ...)            \
+  KC__FN_BEGIN                                                                 \
+  static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
+      const ftype *restrict const kc__fp, const kc_index *restrict kc__lo,     \
+      const kc_index *restrict kc__hi, void *kc__acc) {                        \
+    KC__FUNCTOR_LOCAL(ftype, f);                                               \
+    atype acc = *(atype *)kc__acc;                                             \
+    KC__MDLOOPS(idx, hint, acc, __VA_ARGS__)                                   \
+    *(atype *)kc__acc = acc;                                                   \
+    return KC__BODY_DONE;                                                      \
+  }                                                                            \
+  static void kc__host_##name(const void *kc__functor, const kc_index *kc__lo, \
+                              const kc_index *kc__hi, void *kc__acc) {         \
+    (void)kc__chunk_##name((const ftype *)kc__functor, kc__lo, kc__hi,         \
+                           kc__acc);                                           \
+  }                                                                            \
+  KC__FN_END
+
+#define KC_MDFOR(name, ftype, f, idx, ...)                                     \
+  KC__MDFOR_FN(name, ftype, f, idx, __VA_ARGS__)                               \
+  KC__REGISTER_EX(name, KC_KERNEL_MDFOR, kc__host_##name, KC__NO_REDUCER,      \
+                  KC__RANK(idx), KC__AFTER_NONE)
+
+#define KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, op, hint, ...)   \
+  KC__MDREDUCE_FN(name, ftype, f, idx, vtype, acc, hint, __VA_ARGS__)          \
+  KC__REGISTER_EX(name, KC_KERNEL_MDREDUCE, kc__host_##name,                   \
+                  KC__BUILTIN_REDUCER(op, vtype), KC__RANK(idx),               \
+                  KC__AFTER_NONE)
+
+#define KC_MDREDUCE_SUM(name, ftype, f, idx, vtype, acc, ...)                  \
+  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_SUM, SUM,    \
+                       __VA_ARGS__)
+#define KC_MDREDUCE_PROD(name, ftype, f, idx, vtype, acc, ...)                 \
+  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_PROD, PROD,  \
+                       __VA_ARGS__)
+#define KC_MDREDUCE_MIN(name, ftype, f, idx, vtype, acc, ...)                  \
+  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_MIN, MIN,    \
+                       __VA_ARGS__)
+#define KC_MDREDUCE_MAX(name, ftype, f, idx, vtype, acc, ...)                  \
+  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_MAX, MAX,    \
+                       __VA_ARGS__)
+#define KC_MDREDUCE_CUSTOM(name, ftype, f, idx, rname, vtype, acc, ...)        \
+  KC__MDREDUCE_FN(name, ftype, f, idx, vtype, acc, NONE, __VA_ARGS__)          \
+  KC__REGISTER_EX(name, KC_KERNEL_MDREDUCE, kc__host_##name,                   \
+                  KC__CUSTOM_REDUCER(rname, vtype), KC__RANK(idx),             \
+                  KC__AFTER_NONE)
+
+/* ---------------------------------------------------------------- teams */
+
+/* The team handle on the host: one thread, one lane.  The accessors take
+ * the body's `kc_team *`; `level` must be 0 or 1. */
+static inline KC__UNUSED kc_index kc_team_league_rank(const kc_team *t) {
+  return t->league_rank;
+}
+static inline KC__UNUSED kc_index kc_team_league_size(const kc_team *t) {
+  return t->league_size;
+}
+static inline KC__UNUSED int kc_team_rank(const kc_team *t) {
+  (void)t;
+  return 0;
+}
+static inline KC__UNUSED int kc_team_size(const kc_team *t) {
+  (void)t;
+  return 1;
+}
+static inline KC__UNUSED int kc_team_vector_lane(const kc_team *t) {
+  (void)t;
+  return 0;
+}
+static inline KC__UNUSED int kc_team_vector_length(const kc_team *t) {
+  (void)t;
+  return 1;
+}
+static inline KC__UNUSED void kc_team_barrier(const kc_team *t) { (void)t; }
+static inline KC__UNUSED void *kc_team_scratch(const kc_team *t, int level) {
+  return t->team_scratch[level];
+}
+static inline KC__UNUSED void *kc_thread_scratch(const kc_team *t,
+                                                 int level) {
+  return t->thread_scratch[level];
+}
+static inline KC__UNUSED size_t kc_team_scratch_size(const kc_team *t,
+                                                     int level) {
+  return t->team_scratch_size[level];
+}
+static inline KC__UNUSED size_t kc_thread_scratch_size(const kc_team *t,
+                                                       int level) {
+  return t->thread_scratch_size[level];
+}
+
+/* The engine calls a team kernel's host function for a run of league
+ * ranks [team->league_rank, team->league_end) (<kc/team.h>). */
+#define KC__TEAM_FN(name, ftype, f, team, atype, acc, ...)                     \
+  KC__FN_BEGIN                                                                 \
+  static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
+      const ftype *restrict const kc__fp, kc_team *restrict const team,        \
+      void *kc__acc) {                                                         \
+    KC__FUNCTOR_LOCAL(ftype, f);                                               \
+    atype acc = *(atype *)kc__acc;                                             \
+    const kc_index kc__le = team->league_end;                                  \
+    for (kc_index kc__lr = team->league_rank; kc__lr < kc__le; ++kc__lr) {     \
+      team->league_rank = kc__lr;                                              \
+      KC__BODY(__VA_ARGS__);                                                   \
+    }                                                                          \
+    *(atype *)kc__acc = acc;                                                   \
+    return KC__BODY_DONE;                                                      \
+  }                                                                            \
+  KC__FN_END
+
+/* A team-for kernel's accumulator is a dummy the body cannot name. */
+typedef struct kc__team_noacc {
+  char unused;
+} kc__team_noacc;
+
+/* The scratch function of team kernel `name`, if the program defines one
+ * (KC_TEAM_SCRATCH_SIZE, in any file): a weak reference, NULL otherwise. */
+#define KC__TEAM_SCRATCH_DECL(name)                                            \
+  extern size_t kc__team_scratch_##name(const void *, int, int)                \
+      __attribute__((weak));
+#define KC__AFTER_TEAM(kname)                                                  \
+  if (kc__kernel_##kname && kc__team_scratch_##kname)                          \
+    (void)kc_kernel_set_team_scratch(kc__kernel_##kname,                       \
+                                     kc__team_scratch_##kname);
+
+#define KC_TEAM(name, ftype, f, team, ...)                                     \
+  KC__TEAM_FN(name, ftype, f, team, kc__team_noacc, kc__noacc_##name,          \
+              __VA_ARGS__)                                                     \
+  KC__FN_BEGIN                                                                 \
+  static void kc__host_##name(const void *kc__functor,                         \
+                              struct kc_team *kc__team) {                      \
+    kc__team_noacc kc__a = {0};                                                \
+    (void)kc__chunk_##name((const ftype *)kc__functor, kc__team, &kc__a);      \
+  }                                                                            \
+  KC__FN_END                                                                   \
+  KC__TEAM_SCRATCH_DECL(name)                                                  \
+  KC__REGISTER_EX(name, KC_KERNEL_TEAM, kc__host_##name, KC__NO_REDUCER, 1,    \
+                  KC__AFTER_TEAM)
+
+#define KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc, reducer, ...)        \
+  KC__TEAM_FN(name, ftype, f, team, vtype, acc, __VA_ARGS__)                   \
+  KC__FN_BEGIN                                                                 \
+  static void kc__host_##name(const void *kc__functor,                         \
+                              struct kc_team *kc__team, void *kc__acc) {       \
+    (void)kc__chunk_##name((const ftype *)kc__functor, kc__team, kc__acc);     \
+  }                                                                            \
+  KC__FN_END                                                                   \
+  KC__TEAM_SCRATCH_DECL(name)                                                  \
+  KC__REGISTER_EX(name, KC_KERNEL_TEAM_REDUCE, kc__host_##name, reducer, 1,    \
+                  KC__AFTER_TEAM)
+
+#define KC_TEAM_REDUCE_SUM(name, ftype, f, team, vtype, acc, ...)              \
+  KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
+                  KC__BUILTIN_REDUCER(KC_REDUCE_SUM, vtype), __VA_ARGS__)
+#define KC_TEAM_REDUCE_PROD(name, ftype, f, team, vtype, acc, ...)             \
+  KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
+                  KC__BUILTIN_REDUCER(KC_REDUCE_PROD, vtype), __VA_ARGS__)
+#define KC_TEAM_REDUCE_MIN(name, ftype, f, team, vtype, acc, ...)              \
+  KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
+                  KC__BUILTIN_REDUCER(KC_REDUCE_MIN, vtype), __VA_ARGS__)
+#define KC_TEAM_REDUCE_MAX(name, ftype, f, team, vtype, acc, ...)              \
+  KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
+                  KC__BUILTIN_REDUCER(KC_REDUCE_MAX, vtype), __VA_ARGS__)
+#define KC_TEAM_REDUCE_CUSTOM(name, ftype, f, team, rname, vtype, acc, ...)    \
+  KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
+                  KC__CUSTOM_REDUCER(rname, vtype), __VA_ARGS__)
+
+/* KC_TEAM_SCRATCH_SIZE(name, ftype, f, level, team_size) { body }: the
+ * user's typed function and the external `void *` wrapper the kernel's
+ * weak reference finds. */
+#define KC_TEAM_SCRATCH_SIZE(name, ftype, f, level, team_size)                 \
+  static size_t kc__tss_##name(const ftype *f KC__UNUSED, int level KC__UNUSED, \
+                               int team_size KC__UNUSED);                      \
+  size_t kc__team_scratch_##name(const void *, int, int);                      \
+  size_t kc__team_scratch_##name(const void *kc__f, int kc__level,             \
+                                 int kc__ts) {                                 \
+    return kc__tss_##name((const ftype *)kc__f, kc__level, kc__ts);            \
+  }                                                                            \
+  static size_t kc__tss_##name(const ftype *f KC__UNUSED, int level KC__UNUSED, \
+                               int team_size KC__UNUSED)
+
+/* --------------------------------------------------------- nested loops */
+
+/* Identities of the nested built-in reductions. */
+/* clang-format off */
+#define KC__NR_MAXOF(vtype)                                                    \
+  ((vtype)_Generic((vtype)0,                                                   \
+      int32_t: INT32_MAX, int64_t: INT64_MAX,                                  \
+      uint32_t: UINT32_MAX, uint64_t: UINT64_MAX,                              \
+      float: __builtin_inff(), double: __builtin_inf()))
+#define KC__NR_MINOF(vtype)                                                    \
+  ((vtype)_Generic((vtype)0,                                                   \
+      int32_t: INT32_MIN, int64_t: INT64_MIN,                                  \
+      uint32_t: 0u, uint64_t: (uint64_t)0,                                     \
+      float: -__builtin_inff(), double: -__builtin_inf()))
+/* clang-format on */
+#define KC__NR_IDENT_SUM(vtype) ((vtype)0)
+#define KC__NR_IDENT_PROD(vtype) ((vtype)1)
+#define KC__NR_IDENT_MIN(vtype) KC__NR_MAXOF(vtype)
+#define KC__NR_IDENT_MAX(vtype) KC__NR_MINOF(vtype)
+
+/* A nested loop over [begin, end): the whole range on the one thread and
+ * lane of a host team.  `hint` names a loop hint (FOR, SUM ..., NONE). */
+#define KC__NESTED_LOOP(team, i, begin, end, hint, acc, ...)                   \
+  (void)(team);                                                                \
+  const kc_index kc__b_##i = (begin), kc__e_##i = (end);                       \
+  KC__HINT_##hint(acc) for (kc_index i = kc__b_##i; i < kc__e_##i; ++i) {      \
+    KC__BODY(__VA_ARGS__);                                                     \
+  }
+
+#define KC_TEAM_THREAD_FOR(team, i, begin, end, ...)                           \
+  do {                                                                         \
+    KC__NESTED_LOOP(team, i, begin, end, NONE, ~, __VA_ARGS__)                 \
+  } while (0)
+#define KC_THREAD_VECTOR_FOR(team, i, begin, end, ...)                         \
+  do {                                                                         \
+    KC__NESTED_LOOP(team, i, begin, end, FOR, ~, __VA_ARGS__)                  \
+  } while (0)
+#define KC_TEAM_VECTOR_FOR(team, i, begin, end, ...)                           \
+  do {                                                                         \
+    KC__NESTED_LOOP(team, i, begin, end, FOR, ~, __VA_ARGS__)                  \
+  } while (0)
+
+#define KC__NESTED_REDUCE(team, i, begin, end, OP, vtype, acc, result, hint,   \
+                          ...)                                                 \
+  do {                                                                         \
+    vtype acc = KC__NR_IDENT_##OP(vtype);                                      \
+    KC__NESTED_LOOP(team, i, begin, end, hint, acc, __VA_ARGS__)               \
+    (result) = acc;                                                            \
+  } while (0)
+
+/* Team-thread loops stay plain loops (they may hold vector loops, and an
+ * `omp simd` loop must not contain another). */
+#define KC_TEAM_THREAD_REDUCE(team, i, begin, end, OP, vtype, acc, result,     \
+                              ...)                                             \
+  KC__NESTED_REDUCE(team, i, begin, end, OP, vtype, acc, result, NONE,         \
+                    __VA_ARGS__)
+#define KC_THREAD_VECTOR_REDUCE(team, i, begin, end, OP, vtype, acc, result,   \
+                                ...)                                           \
+  KC__NESTED_REDUCE(team, i, begin, end, OP, vtype, acc, result, OP,           \
+                    __VA_ARGS__)
+#define KC_TEAM_VECTOR_REDUCE(team, i, begin, end, OP, vtype, acc, result,     \
+                              ...)                                             \
+  KC__NESTED_REDUCE(team, i, begin, end, OP, vtype, acc, result, OP,           \
+                    __VA_ARGS__)
+
+#define KC__NESTED_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc,       \
+                                 result, ...)                                  \
+  do {                                                                         \
+    vtype acc;                                                                 \
+    __builtin_memset(&acc, 0, sizeof acc);                                     \
+    kc__ridt_##rname(&acc);                                                    \
+    KC__NESTED_LOOP(team, i, begin, end, NONE, acc, __VA_ARGS__)               \
+    (result) = acc;                                                            \
+  } while (0)
+#define KC_TEAM_THREAD_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc,   \
+                                     result, ...)                              \
+  KC__NESTED_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc, result,     \
+                           __VA_ARGS__)
+#define KC_THREAD_VECTOR_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc, \
+                                       result, ...)                            \
+  KC__NESTED_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc, result,     \
+                           __VA_ARGS__)
+
+/* Scans: one ordered pass with final = 1 gives every index its prefix. */
+#define KC__NESTED_SCAN(team, i, begin, end, vtype, acc, final, total, ...)    \
+  do {                                                                         \
+    vtype acc = (vtype)0;                                                      \
+    const int final = 1;                                                       \
+    (void)final;                                                               \
+    KC__NESTED_LOOP(team, i, begin, end, NONE, acc, __VA_ARGS__)               \
+    (total) = acc;                                                             \
+  } while (0)
+#define KC_TEAM_THREAD_SCAN(team, i, begin, end, vtype, acc, final, total,     \
+                            ...)                                               \
+  KC__NESTED_SCAN(team, i, begin, end, vtype, acc, final, total, __VA_ARGS__)
+#define KC_THREAD_VECTOR_SCAN(team, i, begin, end, vtype, acc, final, total,   \
+                              ...)                                             \
+  KC__NESTED_SCAN(team, i, begin, end, vtype, acc, final, total, __VA_ARGS__)
+
+#define KC_TEAM_SINGLE(team, ...)                                              \
+  do {                                                                         \
+    (void)(team);                                                              \
+    KC__BODY(__VA_ARGS__);                                                     \
+  } while (0)
+#define KC_THREAD_SINGLE(team, ...)                                            \
+  do {                                                                         \
+    (void)(team);                                                              \
+    KC__BODY(__VA_ARGS__);                                                     \
+  } while (0)
+#define KC_TEAM_BROADCAST(team, vtype, var, ...)                               \
+  do {                                                                         \
+    _Static_assert(sizeof(vtype) <= 64 && sizeof(var) == sizeof(vtype),        \
+                   "KC_TEAM_BROADCAST: var must be a vtype of <= 64 bytes");   \
+    (void)(team);                                                              \
+    KC__BODY(__VA_ARGS__);                                                     \
+  } while (0)
+
+/* -------------------------------------------------------- chunk buffers */
+
+#ifndef KC_CHUNK_MAX
+#define KC_CHUNK_MAX 1024
+#endif
+#define KC_CHUNK_BUFFERS_MAX 8
+
+/* The calling thread's buffer number `slot` (0 .. KC_CHUNK_BUFFERS_MAX-1),
+ * at least `bytes` long, 64-byte aligned: allocated on first use, grown
+ * when a larger one is asked for, kept until the thread exits.  Internal:
+ * KC_CHUNK_BUFFER calls it.  Out of memory or a bad slot (a
+ * KC_CHUNK_BUFFER inside a loop, or too many) prints the reason and
+ * aborts: a kernel body has no way to report an error. */
+KC_API void *kc__chunk_buffer(int slot, size_t bytes);
+
+/* The body runs for chunks [b, e) of at most KC_CHUNK_MAX indices of the
+ * range the engine gave this call. */
+#define KC_FOR_CHUNKS(name, ftype, f, b, e, ...)                               \
+  KC__FN_BEGIN                                                                 \
+  static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
+      const ftype *restrict const kc__fp, kc_index kc__b, kc_index kc__e) {    \
+    KC__FUNCTOR_LOCAL(ftype, f);                                               \
+    for (kc_index kc__cs = kc__b; kc__cs < kc__e;) {                           \
+      const kc_index b = kc__cs;                                               \
+      const kc_index e =                                                       \
+          kc__e - kc__cs > KC_CHUNK_MAX ? kc__cs + KC_CHUNK_MAX : kc__e;       \
+      const size_t kc__cn = (size_t)(e - b);                                   \
+      int kc__cslot = 0;                                                       \
+      (void)kc__cn;                                                            \
+      (void)kc__cslot;                                                         \
+      KC__BODY(__VA_ARGS__);                                                   \
+      kc__cs = e;                                                              \
+    }                                                                          \
+    return KC__BODY_DONE;                                                      \
+  }                                                                            \
+  static void kc__host_##name(const void *kc__functor, kc_index kc__b,         \
+                              kc_index kc__e) {                                \
+    (void)kc__chunk_##name((const ftype *)kc__functor, kc__b, kc__e);          \
+  }                                                                            \
+  KC__FN_END                                                                   \
+  KC__REGISTER(name, KC_KERNEL_FOR, kc__host_##name, KC__NO_REDUCER)
+
+#define KC_CHUNK_BUFFER(type, name)                                            \
+  type *restrict const name =                                                  \
+      (type *)kc__chunk_buffer(kc__cslot++, sizeof(type) * kc__cn)
 
 /* Handles. */
 #define KC_KERNEL_DECLARE(name) extern kc_kernel *kc__kernel_##name
