@@ -85,7 +85,44 @@ typedef struct kc_cuda_args {
                              as the host reducer's identity() wrote them */
 } kc_cuda_args;
 
-#define KC_CUDA_ABI_VERSION 1
+/* MDFOR / MDREDUCE entries take this in place of kc_cuda_args (ABI 2).
+ * The box [begin[d], end[d]) is cut into tiles of tile[d] points, ntiles[d]
+ * per dimension; a.begin = 0 and a.end = the number of tiles (the product
+ * of ntiles, < 2^31), which blocks take grid-stride (custom reducers: a
+ * contiguous run of a.chunk tiles per block).  A block of blockDim.x x
+ * blockDim.y threads walks its tile: the last dimension over threadIdx.x,
+ * the others, flattened (tile_rest = product of tile[0 .. rank-2] points,
+ * < 2^31), over threadIdx.y. */
+typedef struct kc_cuda_md_args {
+  kc_cuda_args a;
+  kc_index begin[KC_MAX_RANK];
+  kc_index end[KC_MAX_RANK];
+  kc_index tile[KC_MAX_RANK];
+  kc_index ntiles[KC_MAX_RANK];
+  unsigned int tile_rest;
+  int rank;
+} kc_cuda_md_args;
+
+/* TEAM / TEAM_REDUCE entries take this in place of kc_cuda_args (ABI 2).
+ * A block is one team: blockDim.x = vector length (lanes), blockDim.y =
+ * team size (threads).  a.begin = 0, a.end = the league size; league ranks
+ * go grid-stride over blockIdx.x (custom reducers: a contiguous run of
+ * a.chunk ranks per block).  Scratch, per level (0: the block's dynamic
+ * shared memory; 1: block b's slice of scratch1 at b * scratch_total[1]),
+ * laid out as kc_launch_scratch() says: the per-team part (scratch_team
+ * bytes), then at scratch_offset one part per team thread, scratch_stride
+ * apart, of scratch_thread bytes each. */
+typedef struct kc_cuda_team_args {
+  kc_cuda_args a;
+  void *scratch1;
+  size_t scratch_team[2];
+  size_t scratch_thread[2];
+  size_t scratch_offset[2];
+  size_t scratch_stride[2];
+  size_t scratch_total[2];
+} kc_cuda_team_args;
+
+#define KC_CUDA_ABI_VERSION 2
 #define KC_CUDA_ENTRY_PARAM "__kcp"  /* suffix: functor by value */
 #define KC_CUDA_ENTRY_GLOBAL "__kcg" /* suffix: functor through pointer */
 #define KC_CUDA_STAGING_SYMBOL "kc__cuda_staging"
@@ -502,6 +539,848 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
 #define KC_SCAN_CUSTOM(name, ftype, f, i, rname, vtype, acc, final, ...)       \
   KC__CUSTOM_OP(name, rname, vtype)                                            \
   KC__SCAN(name, ftype, f, i, vtype, name##__kcop, acc, final, __VA_ARGS__)
+
+/* =====================================================================
+ * Multi-dimensional ranges, teams, scratch and chunk buffers (issue 4).
+ * The meaning of every macro is kernel.h's; what follows is how each
+ * becomes device code.
+ *
+ * Block-wide joins go through warp shuffles and a 32-slot array of static
+ * shared memory per value type (kc__block_join), not through dynamic shared
+ * memory: so a team kernel's dynamic shared memory is its level-0 scratch
+ * and nothing else, and MD reductions need none.  Shuffles move any value
+ * type as 32-bit words.
+ * ===================================================================== */
+
+/* This thread's index in its block (x fastest) and the block's size. */
+__device__ __forceinline__ unsigned kc__tid() {
+  return threadIdx.y * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ unsigned kc__nthreads() {
+  return blockDim.x * blockDim.y;
+}
+
+/* Lanes of this warp that exist (a block's last warp may be partial). */
+__device__ __forceinline__ unsigned kc__warp_mask() {
+  const unsigned left = kc__nthreads() - (kc__tid() & ~31u);
+  return left >= 32 ? 0xffffffffu : (1u << left) - 1u;
+}
+
+/* The lanes of this team thread's vector (blockDim.x consecutive lanes of
+ * one warp: the vector length is a power of two up to 32). */
+__device__ __forceinline__ unsigned kc__vector_mask() {
+  const unsigned vl = blockDim.x;
+  if (vl >= 32)
+    return 0xffffffffu;
+  return ((1u << vl) - 1u) << ((kc__tid() & 31u) & ~(vl - 1u));
+}
+
+template <class V> struct kc__words {
+  enum { n = (sizeof(V) + 3) / 4 };
+};
+template <class V>
+__device__ __forceinline__ V kc__shfl(V v, int src, unsigned mask, int width) {
+  unsigned w[kc__words<V>::n];
+  w[kc__words<V>::n - 1] = 0;
+  memcpy(w, &v, sizeof(V));
+#pragma unroll
+  for (int k = 0; k < kc__words<V>::n; k++)
+    w[k] = __shfl_sync(mask, w[k], src, width);
+  memcpy(&v, w, sizeof(V));
+  return v;
+}
+template <class V>
+__device__ __forceinline__ V kc__shfl_down(V v, unsigned off, unsigned mask,
+                                           int width) {
+  unsigned w[kc__words<V>::n];
+  w[kc__words<V>::n - 1] = 0;
+  memcpy(w, &v, sizeof(V));
+#pragma unroll
+  for (int k = 0; k < kc__words<V>::n; k++)
+    w[k] = __shfl_down_sync(mask, w[k], off, width);
+  memcpy(&v, w, sizeof(V));
+  return v;
+}
+template <class V>
+__device__ __forceinline__ V kc__shfl_up(V v, unsigned off, unsigned mask,
+                                         int width) {
+  unsigned w[kc__words<V>::n];
+  w[kc__words<V>::n - 1] = 0;
+  memcpy(w, &v, sizeof(V));
+#pragma unroll
+  for (int k = 0; k < kc__words<V>::n; k++)
+    w[k] = __shfl_up_sync(mask, w[k], off, width);
+  memcpy(&v, w, sizeof(V));
+  return v;
+}
+
+/* Joins the values of the block's "members" in member order and returns
+ * the result to every thread.  A member is `stride` consecutive threads
+ * (1: every thread; blockDim.x: every team thread, whose lanes hold the
+ * same value) and contributes the value of its first thread.  Pairs of
+ * neighbours within each warp, then the warps' values in order, so the
+ * join needs associativity only.  Every thread of the block must call it
+ * (two barriers). */
+template <class V, class Op>
+__device__ __forceinline__ V kc__block_join(V v, unsigned stride) {
+  __shared__ __align__(16) unsigned char raw[32 * sizeof(V)];
+  V *slots = (V *)raw;
+  const unsigned tid = kc__tid(), nt = kc__nthreads();
+  const unsigned lane = tid & 31u, warp = tid >> 5;
+  const unsigned wn = min(32u, nt - (warp << 5)), mask = kc__warp_mask();
+  for (unsigned off = stride; off < wn; off <<= 1) {
+    V o = kc__shfl_down(v, off, mask, 32);
+    if ((lane & (2 * off - 1)) == 0 && lane + off < wn)
+      Op::join(&v, &o);
+  }
+  if (lane == 0)
+    slots[warp] = v;
+  __syncthreads();
+  const unsigned nw = (nt + 31) >> 5;
+  V r = slots[0];
+  for (unsigned k = 1; k < nw; k++)
+    Op::join(&r, &slots[k]);
+  __syncthreads();
+  return r;
+}
+
+/* Exclusive sum scan over the block's members (as above); *total gets the
+ * sum over all of them.  Every thread of the block must call it. */
+template <class V>
+__device__ __forceinline__ V kc__block_exscan(V v, unsigned stride, V *total) {
+  __shared__ __align__(16) unsigned char raw[32 * sizeof(V)];
+  V *slots = (V *)raw;
+  const unsigned tid = kc__tid(), nt = kc__nthreads();
+  const unsigned lane = tid & 31u, warp = tid >> 5;
+  const unsigned wn = min(32u, nt - (warp << 5)), mask = kc__warp_mask();
+  V x = v;
+  for (unsigned off = stride; off < wn; off <<= 1) {
+    V y = kc__shfl_up(x, off, mask, 32);
+    if (lane >= off)
+      x += y;
+  }
+  V ex = kc__shfl_up(x, stride, mask, 32);
+  if (lane < stride)
+    ex = (V)0;
+  V wt = kc__shfl(x, (int)wn - 1, mask, 32);
+  if (lane == 0)
+    slots[warp] = wt;
+  __syncthreads();
+  const unsigned nw = (nt + 31) >> 5;
+  V pre = (V)0, tot = (V)0;
+  for (unsigned k = 0; k < nw; k++) {
+    if (k == warp)
+      pre = tot;
+    tot += slots[k];
+  }
+  __syncthreads();
+  *total = tot;
+  return pre + ex;
+}
+
+/* The same over the lanes of the calling team thread (no barrier; every
+ * lane of the thread must call it). */
+template <class V, class Op> __device__ __forceinline__ V kc__vector_join(V v) {
+  const unsigned vl = blockDim.x, x = threadIdx.x, mask = kc__vector_mask();
+  if (vl == 1)
+    return v;
+  for (unsigned off = 1; off < vl; off <<= 1) {
+    V o = kc__shfl_down(v, off, mask, (int)vl);
+    if ((x & (2 * off - 1)) == 0 && x + off < vl)
+      Op::join(&v, &o);
+  }
+  return kc__shfl(v, 0, mask, (int)vl);
+}
+template <class V> __device__ __forceinline__ V kc__vector_exscan(V v, V *total) {
+  const unsigned vl = blockDim.x, x = threadIdx.x, mask = kc__vector_mask();
+  if (vl == 1) {
+    *total = v;
+    return (V)0;
+  }
+  V s = v;
+  for (unsigned off = 1; off < vl; off <<= 1) {
+    V y = kc__shfl_up(s, off, mask, (int)vl);
+    if (x >= off)
+      s += y;
+  }
+  *total = kc__shfl(s, (int)vl - 1, mask, (int)vl);
+  V ex = kc__shfl_up(s, 1, mask, (int)vl);
+  return x == 0 ? (V)0 : ex;
+}
+
+/* The end of every MD / team reduction: block b's value (in every thread)
+ * goes to a.partials[b]; the last block to finish joins the partials in
+ * block order and stores the result. */
+template <class V, class Op>
+__device__ __forceinline__ void kc__reduce_finish(const kc_cuda_args &a, V v) {
+  __shared__ bool last;
+  const unsigned tid = kc__tid(), nt = kc__nthreads();
+  if (tid == 0)
+    ((V *)a.partials)[blockIdx.x] = v;
+  __threadfence();
+  __syncthreads();
+  if (tid == 0)
+    last = atomicAdd(a.counter, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last)
+    return;
+  const unsigned n = gridDim.x, per = (n + nt - 1) / nt;
+  const unsigned lo = min(n, tid * per), hi = min(n, lo + per);
+  V acc;
+  Op::ident(&acc, a);
+  for (unsigned k = lo; k < hi; k++) {
+    V p = kc__load_cg(&((const V *)a.partials)[k]);
+    Op::join(&acc, &p);
+  }
+  acc = kc__block_join<V, Op>(acc, 1);
+  if (tid == 0) {
+    if (a.result)
+      kc__store_result((V *)a.result, acc);
+    *a.counter = 0;
+  }
+}
+
+/* -------------------------------------------------- multi-dimensional */
+
+/* Calls a body with the point's indices as its parameters. */
+template <int R> struct kc__md_apply;
+template <> struct kc__md_apply<2> {
+  template <class B, class F, class... X>
+  KC__DEV void run(const F *f, const kc_index *x, X &...acc) {
+    B::run(f, x[0], x[1], acc...);
+  }
+};
+template <> struct kc__md_apply<3> {
+  template <class B, class F, class... X>
+  KC__DEV void run(const F *f, const kc_index *x, X &...acc) {
+    B::run(f, x[0], x[1], x[2], acc...);
+  }
+};
+template <> struct kc__md_apply<4> {
+  template <class B, class F, class... X>
+  KC__DEV void run(const F *f, const kc_index *x, X &...acc) {
+    B::run(f, x[0], x[1], x[2], x[3], acc...);
+  }
+};
+template <> struct kc__md_apply<5> {
+  template <class B, class F, class... X>
+  KC__DEV void run(const F *f, const kc_index *x, X &...acc) {
+    B::run(f, x[0], x[1], x[2], x[3], x[4], acc...);
+  }
+};
+template <> struct kc__md_apply<6> {
+  template <class B, class F, class... X>
+  KC__DEV void run(const F *f, const kc_index *x, X &...acc) {
+    B::run(f, x[0], x[1], x[2], x[3], x[4], x[5], acc...);
+  }
+};
+
+/* Runs fn(ix) for this thread's points of tile t (see kc_cuda_md_args). */
+template <int R, class Fn>
+__device__ __forceinline__ void kc__md_tile(const kc_cuda_md_args &m,
+                                            kc_index t, Fn &fn) {
+  kc_index lo[R], hi[R];
+  unsigned tt = (unsigned)t;
+#pragma unroll
+  for (int d = R - 1; d >= 0; d--) {
+    unsigned c = tt;
+    if (d > 0) {
+      const unsigned nd = (unsigned)m.ntiles[d], q = tt / nd;
+      c = tt - q * nd;
+      tt = q;
+    }
+    lo[d] = m.begin[d] + (kc_index)c * m.tile[d];
+    hi[d] = min(lo[d] + m.tile[d], m.end[d]);
+  }
+  kc_index ix[R];
+  for (unsigned y = threadIdx.y; y < m.tile_rest; y += blockDim.y) {
+    unsigned r = y;
+    bool in = true;
+#pragma unroll
+    for (int d = R - 2; d >= 0; d--) {
+      unsigned c = r;
+      if (d > 0) {
+        const unsigned td = (unsigned)m.tile[d], q = r / td;
+        c = r - q * td;
+        r = q;
+      }
+      ix[d] = lo[d] + c;
+      in = in && ix[d] < hi[d];
+    }
+    if (!in)
+      continue;
+    for (kc_index x = lo[R - 1] + threadIdx.x; x < hi[R - 1]; x += blockDim.x) {
+      ix[R - 1] = x;
+      fn(ix);
+    }
+  }
+}
+
+template <class F, int R, class B> struct kc__mdfor_drv {
+  KC__DEV void run(const kc_cuda_md_args &m, const F *f) {
+    auto fn = [&](const kc_index *ix) {
+      kc__md_apply<R>::template run<B>(f, ix);
+    };
+    for (kc_index t = blockIdx.x; t < m.a.end; t += gridDim.x)
+      kc__md_tile<R>(m, t, fn);
+  }
+  KC__DEV void param(const kc_cuda_md_args &m, const F &f) { run(m, &f); }
+  KC__DEV void param(const kc_cuda_md_args &, const kc__nopar &) { __trap(); }
+};
+
+template <class F, int R, class V, class Op, class B> struct kc__mdreduce_drv {
+  KC__DEV void run(const kc_cuda_md_args &m, const F *f) {
+    V acc;
+    Op::ident(&acc, m.a);
+    if (!Op::ordered) {
+      auto fn = [&](const kc_index *ix) {
+        kc__md_apply<R>::template run<B>(f, ix, acc);
+      };
+      for (kc_index t = blockIdx.x; t < m.a.end; t += gridDim.x)
+        kc__md_tile<R>(m, t, fn);
+      acc = kc__block_join<V, Op>(acc, 1);
+    } else {
+      /* A custom join: a contiguous run of tiles per block, each tile's
+       * points joined (in thread order) before the next tile's. */
+      const kc_index t0 = (kc_index)blockIdx.x * m.a.chunk;
+      const kc_index t1 = min(t0 + m.a.chunk, m.a.end);
+      for (kc_index t = t0; t < t1; t++) {
+        V v;
+        Op::ident(&v, m.a);
+        auto fn = [&](const kc_index *ix) {
+          kc__md_apply<R>::template run<B>(f, ix, v);
+        };
+        kc__md_tile<R>(m, t, fn);
+        v = kc__block_join<V, Op>(v, 1);
+        Op::join(&acc, &v);
+      }
+    }
+    kc__reduce_finish<V, Op>(m.a, acc);
+  }
+  KC__DEV void param(const kc_cuda_md_args &m, const F &f) { run(m, &f); }
+  KC__DEV void param(const kc_cuda_md_args &, const kc__nopar &) { __trap(); }
+};
+
+/* The index list "(i0, i1, ...)": its length, and the body function's
+ * parameters (one kc_index each, so an index the body does not use draws
+ * no warning).  kc__md_apply<R> calls it with the point's indices. */
+#define KC__NARG(...) KC__NARG_(__VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
+#define KC__NARG_(a1, a2, a3, a4, a5, a6, n, ...) n
+#define KC__MD_RANK(...) KC__NARG(__VA_ARGS__)
+#define KC__MD_PARAMS(...)                                                     \
+  KC__MD_CAT(KC__MD_PARAMS_, KC__NARG(__VA_ARGS__))(__VA_ARGS__)
+#define KC__MD_CAT(a, b) KC__MD_CAT_(a, b)
+#define KC__MD_CAT_(a, b) a##b
+#define KC__MD_PARAMS_2(a, b) kc_index a, kc_index b
+#define KC__MD_PARAMS_3(a, b, c) kc_index a, kc_index b, kc_index c
+#define KC__MD_PARAMS_4(a, b, c, d)                                            \
+  kc_index a, kc_index b, kc_index c, kc_index d
+#define KC__MD_PARAMS_5(a, b, c, d, e)                                         \
+  kc_index a, kc_index b, kc_index c, kc_index d, kc_index e
+#define KC__MD_PARAMS_6(a, b, c, d, e, g)                                      \
+  kc_index a, kc_index b, kc_index c, kc_index d, kc_index e, kc_index g
+
+/* Entries of MD and team kernels: as KC__CUDA_ENTRIES with their own
+ * first parameter. */
+#define KC__PARAM_TYPE_A(F, A)                                                 \
+  kc__pbox<F, (sizeof(F) + sizeof(A) <= KC_CUDA_MAX_PARAM_BYTES)>::type
+#define KC__CUDA_ENTRIES_A(name, ftype, D, A)                                  \
+  extern "C" __global__ void name##__kcp(A kc__a,                              \
+                                         KC__PARAM_TYPE_A(ftype, A) kc__f) {   \
+    D::param(kc__a, kc__f);                                                    \
+  }                                                                            \
+  extern "C" __global__ void name##__kcg(A kc__a,                              \
+                                         const ftype *__restrict__ kc__f) {    \
+    D::run(kc__a, kc__f);                                                      \
+  }
+
+#define KC_MDFOR(name, ftype, f, idx, ...)                                     \
+  struct name##__kcb {                                                         \
+    KC__DEV void run(const ftype *f, KC__MD_PARAMS idx) {                      \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+  };                                                                           \
+  typedef kc__mdfor_drv<ftype, KC__MD_RANK idx, name##__kcb> name##__kcd;     \
+  KC__CUDA_ENTRIES_A(name, ftype, name##__kcd, kc_cuda_md_args)
+
+#define KC__MDREDUCE(name, ftype, f, idx, V, Op, acc, ...)                     \
+  struct name##__kcb {                                                         \
+    KC__DEV void run(const ftype *f, KC__MD_PARAMS idx, V &acc) {              \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+  };                                                                           \
+  typedef kc__mdreduce_drv<ftype, KC__MD_RANK idx, V, Op, name##__kcb>        \
+      name##__kcd;                                                             \
+  KC__CUDA_ENTRIES_A(name, ftype, name##__kcd, kc_cuda_md_args)
+
+#define KC_MDREDUCE_SUM(name, ftype, f, idx, vtype, acc, ...)                  \
+  KC__MDREDUCE(name, ftype, f, idx, vtype, kc__op_sum, acc, __VA_ARGS__)
+#define KC_MDREDUCE_PROD(name, ftype, f, idx, vtype, acc, ...)                 \
+  KC__MDREDUCE(name, ftype, f, idx, vtype, kc__op_prod, acc, __VA_ARGS__)
+#define KC_MDREDUCE_MIN(name, ftype, f, idx, vtype, acc, ...)                  \
+  KC__MDREDUCE(name, ftype, f, idx, vtype, kc__op_min, acc, __VA_ARGS__)
+#define KC_MDREDUCE_MAX(name, ftype, f, idx, vtype, acc, ...)                  \
+  KC__MDREDUCE(name, ftype, f, idx, vtype, kc__op_max, acc, __VA_ARGS__)
+#define KC_MDREDUCE_CUSTOM(name, ftype, f, idx, rname, vtype, acc, ...)        \
+  KC__CUSTOM_OP(name, rname, vtype)                                            \
+  KC__MDREDUCE(name, ftype, f, idx, vtype, name##__kcop, acc, __VA_ARGS__)
+
+/* --------------------------------------------------------------- teams */
+
+/* The device team handle: one per thread, in registers once inlined. */
+struct kc_team {
+  kc_index league_rank;
+  kc_index league_size;
+  unsigned char *scratch[2];
+  const kc_cuda_team_args *args;
+};
+typedef struct kc_team kc_team;
+
+__device__ __forceinline__ kc_index kc_team_league_rank(const kc_team *t) {
+  return t->league_rank;
+}
+__device__ __forceinline__ kc_index kc_team_league_size(const kc_team *t) {
+  return t->league_size;
+}
+__device__ __forceinline__ int kc_team_rank(const kc_team *) {
+  return (int)threadIdx.y;
+}
+__device__ __forceinline__ int kc_team_size(const kc_team *) {
+  return (int)blockDim.y;
+}
+__device__ __forceinline__ int kc_team_vector_lane(const kc_team *) {
+  return (int)threadIdx.x;
+}
+__device__ __forceinline__ int kc_team_vector_length(const kc_team *) {
+  return (int)blockDim.x;
+}
+__device__ __forceinline__ void kc_team_barrier(const kc_team *) {
+  __syncthreads();
+}
+__device__ __forceinline__ void *kc_team_scratch(const kc_team *t, int level) {
+  const int l = level ? 1 : 0;
+  return t->args->scratch_team[l] ? (void *)t->scratch[l] : (void *)0;
+}
+__device__ __forceinline__ void *kc_thread_scratch(const kc_team *t,
+                                                   int level) {
+  const int l = level ? 1 : 0;
+  return t->args->scratch_thread[l]
+             ? (void *)(t->scratch[l] + t->args->scratch_offset[l] +
+                        (size_t)threadIdx.y * t->args->scratch_stride[l])
+             : (void *)0;
+}
+__device__ __forceinline__ size_t kc_team_scratch_size(const kc_team *t,
+                                                       int level) {
+  return t->args->scratch_team[level ? 1 : 0];
+}
+__device__ __forceinline__ size_t kc_thread_scratch_size(const kc_team *t,
+                                                         int level) {
+  return t->args->scratch_thread[level ? 1 : 0];
+}
+
+__device__ __forceinline__ void kc__team_init(kc_team *team,
+                                              const kc_cuda_team_args &a) {
+  team->league_size = a.a.end;
+  team->scratch[0] = kc__cuda_smem;
+  team->scratch[1] =
+      (unsigned char *)a.scratch1 + (size_t)blockIdx.x * a.scratch_total[1];
+  team->args = &a;
+}
+
+template <class F, class B> struct kc__team_drv {
+  KC__DEV void run(const kc_cuda_team_args &a, const F *f) {
+    kc_team team;
+    kc__team_init(&team, a);
+    for (kc_index r = blockIdx.x; r < a.a.end; r += gridDim.x) {
+      team.league_rank = r;
+      B::run(f, &team);
+      /* The next team of this block reuses the scratch. */
+      if (r + gridDim.x < a.a.end)
+        __syncthreads();
+    }
+  }
+  KC__DEV void param(const kc_cuda_team_args &a, const F &f) { run(a, &f); }
+  KC__DEV void param(const kc_cuda_team_args &, const kc__nopar &) {
+    __trap();
+  }
+};
+
+template <class F, class V, class Op, class B> struct kc__team_reduce_drv {
+  KC__DEV void run(const kc_cuda_team_args &a, const F *f) {
+    kc_team team;
+    kc__team_init(&team, a);
+    V acc;
+    Op::ident(&acc, a.a);
+    if (!Op::ordered) {
+      for (kc_index r = blockIdx.x; r < a.a.end; r += gridDim.x) {
+        team.league_rank = r;
+        B::run(f, &team, acc);
+        if (r + gridDim.x < a.a.end)
+          __syncthreads();
+      }
+      acc = kc__block_join<V, Op>(acc, 1);
+    } else {
+      /* A custom join: ranks in order, each team's threads and lanes in
+       * order (kc__block_join's barriers also separate the teams). */
+      const kc_index r0 = (kc_index)blockIdx.x * a.a.chunk;
+      const kc_index r1 = min(r0 + a.a.chunk, a.a.end);
+      for (kc_index r = r0; r < r1; r++) {
+        team.league_rank = r;
+        V v;
+        Op::ident(&v, a.a);
+        B::run(f, &team, v);
+        v = kc__block_join<V, Op>(v, 1);
+        Op::join(&acc, &v);
+      }
+    }
+    kc__reduce_finish<V, Op>(a.a, acc);
+  }
+  KC__DEV void param(const kc_cuda_team_args &a, const F &f) { run(a, &f); }
+  KC__DEV void param(const kc_cuda_team_args &, const kc__nopar &) {
+    __trap();
+  }
+};
+
+#define KC_TEAM(name, ftype, f, team, ...)                                     \
+  struct name##__kcb {                                                         \
+    KC__DEV void run(const ftype *f, kc_team *team) {                          \
+      (void)team;                                                              \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+  };                                                                           \
+  typedef kc__team_drv<ftype, name##__kcb> name##__kcd;                       \
+  KC__CUDA_ENTRIES_A(name, ftype, name##__kcd, kc_cuda_team_args)
+
+#define KC__TEAM_REDUCE(name, ftype, f, team, V, Op, acc, ...)                 \
+  struct name##__kcb {                                                         \
+    KC__DEV void run(const ftype *f, kc_team *team, V &acc) {                  \
+      (void)team;                                                              \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+  };                                                                           \
+  typedef kc__team_reduce_drv<ftype, V, Op, name##__kcb> name##__kcd;        \
+  KC__CUDA_ENTRIES_A(name, ftype, name##__kcd, kc_cuda_team_args)
+
+#define KC_TEAM_REDUCE_SUM(name, ftype, f, team, vtype, acc, ...)              \
+  KC__TEAM_REDUCE(name, ftype, f, team, vtype, kc__op_sum, acc, __VA_ARGS__)
+#define KC_TEAM_REDUCE_PROD(name, ftype, f, team, vtype, acc, ...)             \
+  KC__TEAM_REDUCE(name, ftype, f, team, vtype, kc__op_prod, acc, __VA_ARGS__)
+#define KC_TEAM_REDUCE_MIN(name, ftype, f, team, vtype, acc, ...)              \
+  KC__TEAM_REDUCE(name, ftype, f, team, vtype, kc__op_min, acc, __VA_ARGS__)
+#define KC_TEAM_REDUCE_MAX(name, ftype, f, team, vtype, acc, ...)              \
+  KC__TEAM_REDUCE(name, ftype, f, team, vtype, kc__op_max, acc, __VA_ARGS__)
+#define KC_TEAM_REDUCE_CUSTOM(name, ftype, f, team, rname, vtype, acc, ...)    \
+  KC__CUSTOM_OP(name, rname, vtype)                                            \
+  KC__TEAM_REDUCE(name, ftype, f, team, vtype, name##__kcop, acc, __VA_ARGS__)
+
+/* The team's scratch function is host code: parsed here, never compiled
+ * to PTX. */
+#define KC_TEAM_SCRATCH_SIZE(name, ftype, f, level, team_size)                 \
+  static inline __attribute__((unused)) size_t kc__scratch_fn_##name(          \
+      const ftype *f, int level, int team_size)
+
+/* ------------------------------------------------------- nested loops */
+
+/* Nested reducers: identities as libkc's built-in reducers have them. */
+template <class V> struct kc__lim;
+template <> struct kc__lim<int32_t> {
+  static __device__ __forceinline__ int32_t lo() { return INT32_MIN; }
+  static __device__ __forceinline__ int32_t hi() { return INT32_MAX; }
+};
+template <> struct kc__lim<int64_t> {
+  static __device__ __forceinline__ int64_t lo() { return INT64_MIN; }
+  static __device__ __forceinline__ int64_t hi() { return INT64_MAX; }
+};
+template <> struct kc__lim<uint32_t> {
+  static __device__ __forceinline__ uint32_t lo() { return 0; }
+  static __device__ __forceinline__ uint32_t hi() { return UINT32_MAX; }
+};
+template <> struct kc__lim<uint64_t> {
+  static __device__ __forceinline__ uint64_t lo() { return 0; }
+  static __device__ __forceinline__ uint64_t hi() { return UINT64_MAX; }
+};
+template <> struct kc__lim<float> {
+  static __device__ __forceinline__ float lo() { return -__int_as_float(0x7f800000); }
+  static __device__ __forceinline__ float hi() { return __int_as_float(0x7f800000); }
+};
+template <> struct kc__lim<double> {
+  static __device__ __forceinline__ double lo() {
+    return -__longlong_as_double(0x7ff0000000000000LL);
+  }
+  static __device__ __forceinline__ double hi() {
+    return __longlong_as_double(0x7ff0000000000000LL);
+  }
+};
+struct kc__nop_SUM {
+  template <class V> static __device__ __forceinline__ V ident() { return (V)0; }
+  template <class V> static __device__ __forceinline__ void join(V *d, const V *s) {
+    *d += *s;
+  }
+};
+struct kc__nop_PROD {
+  template <class V> static __device__ __forceinline__ V ident() { return (V)1; }
+  template <class V> static __device__ __forceinline__ void join(V *d, const V *s) {
+    *d *= *s;
+  }
+};
+struct kc__nop_MIN {
+  template <class V> static __device__ __forceinline__ V ident() {
+    return kc__lim<V>::hi();
+  }
+  template <class V> static __device__ __forceinline__ void join(V *d, const V *s) {
+    if (*s < *d)
+      *d = *s;
+  }
+};
+struct kc__nop_MAX {
+  template <class V> static __device__ __forceinline__ V ident() {
+    return kc__lim<V>::lo();
+  }
+  template <class V> static __device__ __forceinline__ void join(V *d, const V *s) {
+    if (*s > *d)
+      *d = *s;
+  }
+};
+/* A nested custom reducer, from the functions KC_REDUCER_IDENTITY and
+ * KC_REDUCER_JOIN define. */
+template <class V, void (*I)(V *), void (*J)(V *, const V *)> struct kc__nop_fn {
+  static __device__ __forceinline__ V ident() {
+    V v;
+    I(&v);
+    return v;
+  }
+  static __device__ __forceinline__ void join(V *d, const V *s) { J(d, s); }
+};
+#define KC__NOP_CUSTOM(rname, vtype)                                           \
+  kc__nop_fn<vtype, rname##__kcident, rname##__kcjoin>
+
+/* [*lo, *hi): part `k` of `parts` contiguous parts of [b, e). */
+__device__ __forceinline__ void kc__part(kc_index b, kc_index e, unsigned k,
+                                         unsigned parts, kc_index *lo,
+                                         kc_index *hi) {
+  const kc_index n = e > b ? e - b : 0;
+  const kc_index per = (n + parts - 1) / parts;
+  const kc_index l = b + (kc_index)k * per;
+  *lo = l < e ? l : e;
+  *hi = l + per < e ? l + per : e;
+}
+
+#define KC_TEAM_THREAD_FOR(team, i, begin, end, ...)                           \
+  do {                                                                         \
+    (void)(team);                                                              \
+    const kc_index kc__ttf_e = (end);                                          \
+    for (kc_index i = (begin) + (kc_index)threadIdx.y; i < kc__ttf_e;          \
+         i += blockDim.y) {                                                    \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+  } while (0)
+
+#define KC_THREAD_VECTOR_FOR(team, i, begin, end, ...)                         \
+  do {                                                                         \
+    (void)(team);                                                              \
+    const kc_index kc__tvf_e = (end);                                          \
+    for (kc_index i = (begin) + (kc_index)threadIdx.x; i < kc__tvf_e;          \
+         i += blockDim.x) {                                                    \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+  } while (0)
+
+#define KC_TEAM_VECTOR_FOR(team, i, begin, end, ...)                           \
+  do {                                                                         \
+    (void)(team);                                                              \
+    const kc_index kc__tmf_e = (end);                                          \
+    for (kc_index i = (begin) + (kc_index)kc__tid(); i < kc__tmf_e;            \
+         i += kc__nthreads()) {                                                \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+  } while (0)
+
+/* Built-in nested reductions: indices strided over the threads (lanes),
+ * then one join of the threads (lanes). */
+#define KC__NESTED_REDUCE(first, step, JOIN, team, i, begin, end, Op, vtype,   \
+                          acc, result, ...)                                    \
+  do {                                                                         \
+    (void)(team);                                                              \
+    vtype acc = Op::template ident<vtype>();                                   \
+    const kc_index kc__nr_e = (end);                                           \
+    for (kc_index i = (begin) + (kc_index)(first); i < kc__nr_e;               \
+         i += (step)) {                                                        \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+    result = JOIN;                                                             \
+  } while (0)
+
+#define KC_TEAM_THREAD_REDUCE(team, i, begin, end, OP, vtype, acc, result,     \
+                              ...)                                             \
+  KC__NESTED_REDUCE(threadIdx.y, blockDim.y,                                   \
+                    (kc__block_join<vtype, kc__nop_##OP>(acc, blockDim.x)),    \
+                    team, i, begin, end, kc__nop_##OP, vtype, acc, result,     \
+                    __VA_ARGS__)
+#define KC_THREAD_VECTOR_REDUCE(team, i, begin, end, OP, vtype, acc, result,   \
+                                ...)                                           \
+  KC__NESTED_REDUCE(threadIdx.x, blockDim.x,                                   \
+                    (kc__vector_join<vtype, kc__nop_##OP>(acc)), team, i,      \
+                    begin, end, kc__nop_##OP, vtype, acc, result, __VA_ARGS__)
+#define KC_TEAM_VECTOR_REDUCE(team, i, begin, end, OP, vtype, acc, result,     \
+                              ...)                                             \
+  KC__NESTED_REDUCE(kc__tid(), kc__nthreads(),                                 \
+                    (kc__block_join<vtype, kc__nop_##OP>(acc, 1)), team, i,    \
+                    begin, end, kc__nop_##OP, vtype, acc, result, __VA_ARGS__)
+
+/* Custom nested reductions: contiguous parts per thread (lane), joined in
+ * index order. */
+#define KC__NESTED_REDUCE_CUSTOM(k, parts, JOIN, team, i, begin, end, Op,      \
+                                 vtype, acc, result, ...)                      \
+  do {                                                                         \
+    (void)(team);                                                              \
+    vtype acc = Op::ident();                                                   \
+    kc_index kc__nc_lo, kc__nc_hi;                                             \
+    kc__part((begin), (end), (k), (parts), &kc__nc_lo, &kc__nc_hi);            \
+    for (kc_index i = kc__nc_lo; i < kc__nc_hi; i++) {                         \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+    result = JOIN;                                                             \
+  } while (0)
+
+#define KC_TEAM_THREAD_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc,   \
+                                     result, ...)                              \
+  KC__NESTED_REDUCE_CUSTOM(                                                    \
+      threadIdx.y, blockDim.y,                                                 \
+      (kc__block_join<vtype, KC__NOP_CUSTOM(rname, vtype)>(acc, blockDim.x)),  \
+      team, i, begin, end, KC__NOP_CUSTOM(rname, vtype), vtype, acc, result,   \
+      __VA_ARGS__)
+#define KC_THREAD_VECTOR_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc, \
+                                       result, ...)                            \
+  KC__NESTED_REDUCE_CUSTOM(                                                    \
+      threadIdx.x, blockDim.x,                                                 \
+      (kc__vector_join<vtype, KC__NOP_CUSTOM(rname, vtype)>(acc)), team, i,    \
+      begin, end, KC__NOP_CUSTOM(rname, vtype), vtype, acc, result,            \
+      __VA_ARGS__)
+
+/* Nested scans: contiguous parts per thread (lane); the body runs over the
+ * part with final = 0 to total it, then again with final = 1 and acc
+ * holding the sum before the part. */
+#define KC__NESTED_SCAN(k, parts, SCAN, team, i, begin, end, vtype, acc,       \
+                        final, total, ...)                                     \
+  do {                                                                         \
+    (void)(team);                                                              \
+    kc_index kc__ns_lo, kc__ns_hi;                                             \
+    kc__part((begin), (end), (k), (parts), &kc__ns_lo, &kc__ns_hi);            \
+    vtype acc = (vtype)0;                                                      \
+    {                                                                          \
+      const int final = 0;                                                     \
+      (void)final;                                                             \
+      for (kc_index i = kc__ns_lo; i < kc__ns_hi; i++) {                       \
+        do {                                                                   \
+          __VA_ARGS__;                                                         \
+        } while (0);                                                           \
+      }                                                                        \
+    }                                                                          \
+    vtype kc__ns_total;                                                        \
+    acc = SCAN;                                                                \
+    {                                                                          \
+      const int final = 1;                                                     \
+      (void)final;                                                             \
+      for (kc_index i = kc__ns_lo; i < kc__ns_hi; i++) {                       \
+        do {                                                                   \
+          __VA_ARGS__;                                                         \
+        } while (0);                                                           \
+      }                                                                        \
+    }                                                                          \
+    total = kc__ns_total;                                                      \
+  } while (0)
+
+#define KC_TEAM_THREAD_SCAN(team, i, begin, end, vtype, acc, final, total,     \
+                            ...)                                               \
+  KC__NESTED_SCAN(threadIdx.y, blockDim.y,                                     \
+                  (kc__block_exscan<vtype>(acc, blockDim.x, &kc__ns_total)),   \
+                  team, i, begin, end, vtype, acc, final, total, __VA_ARGS__)
+#define KC_THREAD_VECTOR_SCAN(team, i, begin, end, vtype, acc, final, total,   \
+                              ...)                                             \
+  KC__NESTED_SCAN(threadIdx.x, blockDim.x,                                     \
+                  (kc__vector_exscan<vtype>(acc, &kc__ns_total)), team, i,     \
+                  begin, end, vtype, acc, final, total, __VA_ARGS__)
+
+#define KC_TEAM_SINGLE(team, ...)                                              \
+  do {                                                                         \
+    (void)(team);                                                              \
+    if (threadIdx.x == 0 && threadIdx.y == 0) {                                \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+  } while (0)
+
+#define KC_THREAD_SINGLE(team, ...)                                            \
+  do {                                                                         \
+    (void)(team);                                                              \
+    if (threadIdx.x == 0) {                                                    \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+  } while (0)
+
+/* The value goes through static shared memory of the block. */
+#define KC_TEAM_BROADCAST(team, vtype, var, ...)                               \
+  do {                                                                         \
+    (void)(team);                                                              \
+    static_assert(sizeof(vtype) <= 64,                                         \
+                  "KC_TEAM_BROADCAST: at most 64 bytes");                      \
+    __shared__ __align__(16) unsigned char kc__bc[sizeof(vtype)];              \
+    if (threadIdx.x == 0 && threadIdx.y == 0) {                                \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+      memcpy(kc__bc, &(var), sizeof(vtype));                                   \
+    }                                                                          \
+    __syncthreads();                                                           \
+    memcpy(&(var), kc__bc, sizeof(vtype));                                     \
+    __syncthreads();                                                           \
+  } while (0)
+
+/* ------------------------------------------------------- chunk buffers */
+
+/* One index per thread: the chunk is [i, i + 1), a chunk buffer one
+ * element in a register. */
+#define KC_FOR_CHUNKS(name, ftype, f, b, e, ...)                               \
+  struct name##__kcb {                                                         \
+    KC__DEV void run(const ftype *f, kc_index kc__i) {                         \
+      const kc_index b = kc__i, e = kc__i + 1;                                 \
+      (void)b;                                                                 \
+      (void)e;                                                                 \
+      do {                                                                     \
+        __VA_ARGS__;                                                           \
+      } while (0);                                                             \
+    }                                                                          \
+  };                                                                           \
+  typedef kc__for_drv<ftype, name##__kcb> name##__kcd;                        \
+  KC__CUDA_ENTRIES(name, ftype, name##__kcd)
+
+#define KC_CHUNK_BUFFER(type, name)                                            \
+  type name##__kcbuf[1];                                                       \
+  type *const name = name##__kcbuf
+
+/* kernel.h: this expansion has every macro of the model. */
+#define KC_CUDA_HAS_MODEL 1
 
 /* Host-side names: registration happens in the host object (kernel_host.h);
  * in the device compilation these only have to parse. */

@@ -66,7 +66,8 @@ enum {
 enum {
   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
   CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
-  CU_FUNC_ATTRIBUTE_NUM_REGS = 4
+  CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 };
 
 /* CUjit_option */
@@ -121,6 +122,7 @@ typedef struct kc__cu_api {
   CUresult (*cuModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule,
                                 const char *);
   CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
   /* CUDA >= 12.4; NULL on older drivers. */
   CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,

@@ -64,6 +64,7 @@ static const struct {
     SYM(cuModuleGetFunction, "cuModuleGetFunction", 0),
     SYM(cuModuleGetGlobal, "cuModuleGetGlobal_v2", 0),
     SYM(cuFuncGetAttribute, "cuFuncGetAttribute", 0),
+    SYM(cuFuncSetAttribute, "cuFuncSetAttribute", 0),
     SYM(cuFuncGetParamInfo, "cuFuncGetParamInfo", 1),
     SYM(cuOccupancyMaxActiveBlocksPerMultiprocessor,
         "cuOccupancyMaxActiveBlocksPerMultiprocessor", 0),

@@ -113,6 +113,8 @@ static int deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
   int maxb = s->info.max_threads_per_block;
   if (fmax > 0 && fmax < maxb)
     maxb = fmax;
+  e->fmax = (unsigned)maxb;
+  e->fstatic = (unsigned)(fstatic > 0 ? fstatic : 0);
   maxb -= maxb % 32;
   size_t smem_limit = s->info.shared_memory_per_block > (size_t)fstatic
                           ? s->info.shared_memory_per_block - (size_t)fstatic
@@ -148,6 +150,46 @@ static int deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
   e->block = (unsigned)best;
   e->max_grid = (unsigned)best_bps * (unsigned)s->info.multiprocessors;
   e->smem = (unsigned)((size_t)best * smem_per_thread);
+  return 0;
+}
+
+/* Resident blocks per SM of entry e at `block` threads and `smem` bytes of
+ * dynamic shared memory (capped by the SM's thread limit), cached per
+ * block size.  A request over the default 48 KB first raises the
+ * function's limit to all the device lets a block opt into. */
+static int occupancy(kc__cuda_state *s, kc__cuda_entry *e, unsigned block,
+                     size_t smem, int *bps) {
+  kc__cuda_occ *c = &e->occ[((block + 31) / 32 - 1) % KC__CUDA_OCC_SLOTS];
+  if (c->bps && c->block == block && c->smem == smem) {
+    *bps = c->bps;
+    return 0;
+  }
+  const kc__cu_api *cu = s->cu;
+  CUresult r;
+  if (smem + e->fstatic > s->info.shared_memory_per_block &&
+      smem > e->dyn_attr) {
+    size_t optin = s->info.shared_memory_per_block_optin;
+    int want = (int)(optin > e->fstatic ? optin - e->fstatic : 0);
+    r = cu->cuFuncSetAttribute(
+        e->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, want);
+    if (r != CUDA_SUCCESS)
+      return kc__cuda_fail(s, r, KC_ELAUNCH,
+                           "raising a kernel's dynamic shared memory limit "
+                           "(cuFuncSetAttribute)");
+    e->dyn_attr = (unsigned)want;
+  }
+  int n = 0;
+  r = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, e->fn, (int)block,
+                                                      smem);
+  if (r != CUDA_SUCCESS)
+    return kc__cuda_fail(s, r, KC_ELAUNCH,
+                         "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  if ((long)n * block > s->max_threads_per_sm)
+    n = s->max_threads_per_sm / (int)block;
+  c->block = block;
+  c->smem = (unsigned)smem;
+  c->bps = n;
+  *bps = n;
   return 0;
 }
 
@@ -225,18 +267,26 @@ int kc__cuda_kernel_prepare(void *state, const kc_kernel_info *k,
   int rc = kc__cuda_current(s);
   if (rc)
     return rc;
+  size_t args_size = sizeof(kc_cuda_args);
   switch (k->kind) {
   case KC_KERNEL_FOR:
   case KC_KERNEL_REDUCE:
   case KC_KERNEL_SCAN:
   case KC_KERNEL_CALL:
     break;
+  case KC_KERNEL_MDFOR:
+  case KC_KERNEL_MDREDUCE:
+    args_size = sizeof(kc_cuda_md_args);
+    break;
+  case KC_KERNEL_TEAM:
+  case KC_KERNEL_TEAM_REDUCE:
+    args_size = sizeof(kc_cuda_team_args);
+    break;
   default:
     return kc_backend_error(KC_ENOTSUP,
-                            "cuda: kernel '%s': multi-dimensional and team "
-                            "kernels have no device expansion yet; the CUDA "
-                            "backend runs FOR, REDUCE, SCAN and CALL kernels",
-                            k->name);
+                            "cuda: kernel '%s': kind %d is unknown to the "
+                            "CUDA backend",
+                            k->name, (int)k->kind);
   }
   if (!k->ptx)
     return kc_backend_error(KC_ENOKERNEL,
@@ -272,10 +322,22 @@ int kc__cuda_kernel_prepare(void *state, const kc_kernel_info *k,
                           k->name, k->ptx_entry, KC_CUDA_ENTRY_GLOBAL);
     goto fail;
   }
-  int reducing = k->kind != KC_KERNEL_FOR;
+  const int reducing = k->kind == KC_KERNEL_REDUCE ||
+                       k->kind == KC_KERNEL_SCAN ||
+                       k->kind == KC_KERNEL_MDREDUCE ||
+                       k->kind == KC_KERNEL_TEAM_REDUCE;
   K->value_size = reducing ? k->value_size : 0;
-  K->ordered = k->kind == KC_KERNEL_REDUCE &&
+  K->args_size = args_size;
+  K->ordered = k->kind != KC_KERNEL_SCAN && reducing &&
                k->reducer.op == KC_REDUCE_CUSTOM;
+  /* 1-D reductions and scans combine a block's values in dynamic shared
+   * memory; MD and team kernels use shuffles and static shared memory, and
+   * a team's dynamic shared memory is its level-0 scratch (sized per
+   * launch). */
+  const size_t smem_per_thread =
+      (k->kind == KC_KERNEL_REDUCE || k->kind == KC_KERNEL_SCAN)
+          ? K->value_size
+          : 0;
   if (reducing && k->reducer.op != KC_REDUCE_CUSTOM) {
     if (k->value_size > sizeof K->proto.ident || !k->reducer.identity) {
       rc = kc_backend_error(KC_EINVAL,
@@ -286,16 +348,16 @@ int kc__cuda_kernel_prepare(void *state, const kc_kernel_info *k,
     }
     k->reducer.identity(K->proto.ident);
   }
-  if ((rc = deduce(s, k->name, &K->g, K->value_size)) != 0)
+  if ((rc = deduce(s, k->name, &K->g, smem_per_thread)) != 0)
     goto fail;
   if (K->p.fn) {
-    if ((rc = deduce(s, k->name, &K->p, K->value_size)) != 0)
+    if ((rc = deduce(s, k->name, &K->p, smem_per_thread)) != 0)
       goto fail;
     /* Where and how large the functor parameter really is (CUDA >= 12.4):
      * it guards against a functor_size that is not sizeof the functor
      * type, and against the placeholder of functors too large for the
      * parameter space. */
-    K->param_off = ALIGN_UP(sizeof(kc_cuda_args), 8);
+    K->param_off = ALIGN_UP(args_size, 8);
     if (s->cu->cuFuncGetParamInfo) {
       size_t off = 0, size = 0;
       if (s->cu->cuFuncGetParamInfo(K->p.fn, 1, &off, &size) == CUDA_SUCCESS) {
@@ -361,6 +423,10 @@ void kc__cuda_launch_finalize(kc__cuda_state *s) {
     cu->cuMemFreeHost(s->res_host);
   s->res_host = NULL;
   s->res_size = 0;
+  if (s->scratch1)
+    cu->cuMemFree(s->scratch1);
+  s->scratch1 = 0;
+  s->scratch1_size = 0;
 }
 
 /* ------------------------------------------------------------- staging */
@@ -575,6 +641,242 @@ static int launch_call(kc__cuda_state *s, kc__cuda_kernel *K,
   return r ? launch_error(s, r, l->kernel, (unsigned)g, b, 0) : 0;
 }
 
+/* ----------------------------------------------- MD and team geometry */
+
+static unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+
+/* An MD launch's tiles, block shape and kc_cuda_md_args (see kernel_cuda.h).
+ * Tiles not given: the block the occupancy rule chose for the entry,
+ * shaped as the box allows (last dimension on x, rounded up to a warp
+ * when it is at least one, the rest of the block over the dimensions
+ * before it).  Given tiles: as asked (a 0 entry: 1, or for the last
+ * dimension up to a warp), the block the tile's size (what the function
+ * allows of it); a tile's threads then loop over its points. */
+static int md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
+                       const kc_launch *l, kc_cuda_md_args *m, unsigned *bx,
+                       unsigned *by) {
+  const kc_policy *p = &l->policy;
+  const int R = p->rank;
+  kc_index n[KC_MAX_RANK], t[KC_MAX_RANK];
+  int given = 0;
+  (void)s;
+  for (int d = 0; d < R; d++) {
+    n[d] = p->end[d] - p->begin[d];
+    given |= p->tile[d] > 0;
+  }
+  if (!given) {
+    const kc_index B = e->block;
+    kc_index x = n[R - 1] >= 32 ? ALIGN_UP(n[R - 1], 32) : n[R - 1];
+    if (x > B)
+      x = B;
+    if (x < 1)
+      x = 1;
+    t[R - 1] = x;
+    kc_index rest = B / x;
+    for (int d = R - 2; d >= 0; d--) {
+      t[d] = rest < n[d] ? rest : n[d];
+      if (t[d] < 1)
+        t[d] = 1;
+      rest /= t[d];
+    }
+  } else {
+    for (int d = 0; d < R; d++)
+      t[d] = p->tile[d] > 0 ? p->tile[d]
+             : d < R - 1    ? 1
+                            : (n[d] < 32 ? (n[d] > 0 ? n[d] : 1) : 32);
+  }
+  /* A tile larger than the box is the box. */
+  kc_index tiles = 1, rest = 1;
+  for (int d = 0; d < R; d++) {
+    if (t[d] > n[d] && n[d] > 0)
+      t[d] = n[d];
+    m->begin[d] = p->begin[d];
+    m->end[d] = p->end[d];
+    m->tile[d] = t[d];
+    m->ntiles[d] = (n[d] + t[d] - 1) / t[d];
+    if (m->ntiles[d] > 0 && tiles > (kc_index)0x7fffffff / m->ntiles[d])
+      return kc_backend_error(KC_ERANGE,
+                              "cuda: kernel '%s': the box is cut into more "
+                              "than 2^31 tiles; ask for larger tiles",
+                              l->kernel->name);
+    tiles *= m->ntiles[d];
+    if (d < R - 1) {
+      if (rest > (kc_index)0x7fffffff / t[d])
+        return kc_backend_error(KC_EINVAL,
+                                "cuda: kernel '%s': a tile of more than "
+                                "2^31 points; ask for smaller tiles",
+                                l->kernel->name);
+      rest *= t[d];
+    }
+  }
+  for (int d = R; d < KC_MAX_RANK; d++)
+    m->begin[d] = m->end[d] = m->tile[d] = m->ntiles[d] = 0;
+  m->a.begin = 0;
+  m->a.end = tiles;
+  m->tile_rest = (unsigned)rest;
+  m->rank = R;
+  *bx = (unsigned)(t[R - 1] < (kc_index)e->fmax ? t[R - 1] : e->fmax);
+  *by = umin((unsigned)rest, e->fmax / *bx);
+  if (*by < 1)
+    *by = 1;
+  return 0;
+}
+
+/* A team launch's team size, dynamic shared memory, grid, level-1 buffer
+ * and kc_cuda_team_args.  Every scratch limit is checked here, before
+ * anything is queued. */
+static int team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
+                         const kc_launch *l, kc_cuda_team_args *ta,
+                         unsigned *vlp, unsigned *tsp, size_t *smemp,
+                         unsigned *gridp) {
+  const kc_policy *p = &l->policy;
+  const char *kname = l->kernel->name;
+  const unsigned warp = s->info.warp_size > 0 ? (unsigned)s->info.warp_size
+                                              : 32;
+  const int vl = p->vector_length;
+  if (vl < 1 || (unsigned)vl > warp || (vl & (vl - 1)) != 0)
+    return kc_backend_error(KC_EINVAL,
+                            "cuda: kernel '%s': vector length %d; the CUDA "
+                            "backend needs a power of two from 1 to %u (a "
+                            "thread's lanes share a warp)",
+                            kname, vl, warp);
+  const size_t optin = s->info.shared_memory_per_block_optin
+                           ? s->info.shared_memory_per_block_optin
+                           : s->info.shared_memory_per_block;
+  const size_t limit0 = optin > e->fstatic ? optin - e->fstatic : 0;
+  size_t tp[2], st[2], tot[2];
+  int rc, ts = p->team_size, bps = 0;
+  if (ts == KC_AUTO) {
+    /* Kokkos' rule over block sizes (multiples of the warp), with each
+     * size's level-0 scratch as its dynamic shared memory. */
+    int best = 0, best_tps = 0, best_bps = 0;
+    size_t best_smem = 0;
+    for (unsigned b = e->fmax - e->fmax % warp; b >= warp; b -= warp) {
+      int t = (int)(b / (unsigned)vl), n;
+      if ((rc = kc_launch_scratch(l, 0, t, NULL, NULL, &tot[0])) != 0)
+        return rc;
+      if (tot[0] > limit0)
+        continue;
+      if ((rc = occupancy(s, e, b, tot[0], &n)) != 0)
+        return rc;
+      int tps = n * (int)b;
+      if (n >= 1 && (tps > best_tps || (b >= 128 && tps == best_tps))) {
+        best = t;
+        best_tps = tps;
+        best_bps = n;
+        best_smem = tot[0];
+      }
+    }
+    if (best == 0) {
+      /* Not even a warp's worth of threads fits: report one thread. */
+      if ((rc = kc_launch_scratch(l, 0, 1, &tp[0], NULL, &tot[0])) != 0)
+        return rc;
+      return kc_backend_error(
+          KC_ESCRATCH,
+          "cuda: kernel '%s': %zu bytes of level-0 scratch per team (%zu per "
+          "team + %zu per thread) leave no team size that fits in the %zu "
+          "bytes of shared memory a block may use on %s (%zu opt-in limit - "
+          "%u of the kernel's own); ask for large scratch at level 1",
+          kname, tot[0], tp[0], p->scratch_per_thread[0], limit0,
+          s->info.name, optin, e->fstatic);
+    }
+    ts = best;
+    bps = best_bps;
+    (void)best_smem;
+  } else if ((long)ts * vl > (long)e->fmax) {
+    return kc_backend_error(KC_EINVAL,
+                            "cuda: kernel '%s': team size %d x vector "
+                            "length %d = %ld threads per team; this "
+                            "kernel runs at most %u threads per block on "
+                            "%s",
+                            kname, ts, vl, (long)ts * vl, e->fmax,
+                            s->info.name);
+  }
+  for (int lev = 0; lev < 2; lev++)
+    if ((rc = kc_launch_scratch(l, lev, ts, &tp[lev], &st[lev], &tot[lev])) !=
+        0)
+      return rc;
+  if (tot[0] > limit0)
+    return kc_backend_error(
+        KC_ESCRATCH,
+        "cuda: kernel '%s': %zu bytes of level-0 scratch per team (%zu per "
+        "team + %zu per thread x %d threads, each part aligned to %d) exceed "
+        "the %zu bytes of shared memory a block may use on %s (%zu opt-in "
+        "limit - %u of the kernel's own); ask for large scratch at level 1",
+        kname, tot[0], tp[0], p->scratch_per_thread[0], ts, KC_SCRATCH_ALIGN,
+        limit0, s->info.name, optin, e->fstatic);
+  if (tot[1] > s->info.total_memory)
+    return kc_backend_error(KC_ESCRATCH,
+                            "cuda: kernel '%s': %zu bytes of level-1 scratch "
+                            "per team (%zu per team + %zu per thread x %d "
+                            "threads) exceed the %zu bytes of memory of %s",
+                            kname, tot[1], tp[1], p->scratch_per_thread[1], ts,
+                            s->info.total_memory, s->info.name);
+  const unsigned block = (unsigned)ts * (unsigned)vl;
+  if (bps == 0) {
+    if ((rc = occupancy(s, e, block, tot[0], &bps)) != 0)
+      return rc;
+    if (bps < 1)
+      return kc_backend_error(KC_ELAUNCH,
+                              "cuda: kernel '%s': a block of %u threads with "
+                              "%zu bytes of shared memory cannot be resident "
+                              "on %s",
+                              kname, block, tot[0], s->info.name);
+  }
+  kc_index grid = (kc_index)bps * s->info.multiprocessors;
+  if (grid > p->league_size)
+    grid = p->league_size;
+  if (grid < 1)
+    grid = 1;
+  if (tot[1] > 0 && p->league_size > 0) {
+    /* Level 1: one slice per block.  Grow the buffer to the grid's need;
+     * if the device cannot give that much, run fewer blocks. */
+    size_t cap = s->scratch1_size / tot[1];
+    if ((kc_index)cap < grid) {
+      const kc__cu_api *cu = s->cu;
+      CUresult r = cu->cuStreamSynchronize(s->stream);
+      if (r != CUDA_SUCCESS)
+        return kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamSynchronize");
+      if (s->scratch1)
+        cu->cuMemFree(s->scratch1);
+      s->scratch1 = 0;
+      s->scratch1_size = 0;
+      for (kc_index g = grid; g >= 1; g /= 2) {
+        size_t want = ALIGN_UP((size_t)g * tot[1], (size_t)1 << 20);
+        CUdeviceptr d;
+        if (cu->cuMemAlloc(&d, want) == CUDA_SUCCESS) {
+          s->scratch1 = d;
+          s->scratch1_size = want;
+          break;
+        }
+      }
+      if (!s->scratch1)
+        return kc_backend_error(KC_ESCRATCH,
+                                "cuda: kernel '%s': cannot allocate %zu bytes "
+                                "of level-1 scratch for one team on %s",
+                                kname, tot[1], s->info.name);
+      cap = s->scratch1_size / tot[1];
+    }
+    if ((kc_index)cap < grid)
+      grid = (kc_index)cap;
+  }
+  ta->a.begin = 0;
+  ta->a.end = p->league_size;
+  ta->scratch1 = (void *)(uintptr_t)s->scratch1;
+  for (int lev = 0; lev < 2; lev++) {
+    ta->scratch_team[lev] = tp[lev];
+    ta->scratch_thread[lev] = p->scratch_per_thread[lev];
+    ta->scratch_offset[lev] = ALIGN_UP(tp[lev], KC_SCRATCH_ALIGN);
+    ta->scratch_stride[lev] = st[lev];
+    ta->scratch_total[lev] = tot[lev];
+  }
+  *vlp = (unsigned)vl;
+  *tsp = (unsigned)ts;
+  *smemp = tot[0];
+  *gridp = (unsigned)grid;
+  return 0;
+}
+
 int kc__cuda_launch(void *state, const kc_launch *l) {
   kc__cuda_state *s = state;
   kc__cuda_kernel *K = l->kernel_state;
@@ -585,16 +887,19 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
   int rc = kc__cuda_current(s);
   if (rc)
     return rc;
-  if (l->policy.kind != KC_POLICY_RANGE)
-    return kc_backend_error(KC_ENOTSUP,
-                            "cuda: kernel '%s': only range policies run on "
-                            "the CUDA backend",
-                            k->name);
+  const int md = l->policy.kind == KC_POLICY_MDRANGE;
+  const int team = l->policy.kind == KC_POLICY_TEAM;
   const kc_index begin = l->policy.begin[0], end = l->policy.end[0];
   const kc_index n = end - begin;
   if (k->kind == KC_KERNEL_CALL)
     return launch_call(s, K, l, n);
-  if (n == 0 && k->kind == KC_KERNEL_FOR)
+  if (k->kind == KC_KERNEL_FOR && n == 0)
+    return 0;
+  if (k->kind == KC_KERNEL_MDFOR)
+    for (int d = 0; d < l->policy.rank; d++)
+      if (l->policy.end[d] == l->policy.begin[d])
+        return 0;
+  if (k->kind == KC_KERNEL_TEAM && l->policy.league_size == 0)
     return 0;
 
   /* How the functor gets in: by value if the by-value entry takes exactly
@@ -621,16 +926,58 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
     }
   }
 
-  const kc__cuda_entry *e = mode == MODE_PARAM ? &K->p : &K->g;
-  kc_cuda_args a = K->proto;
-  a.begin = begin;
-  a.end = end;
-  kc_index g = (n + e->block - 1) / e->block;
-  if (g > (kc_index)e->max_grid)
-    g = e->max_grid;
-  if (g < 1)
-    g = 1;
-  const unsigned grid = (unsigned)g;
+  kc__cuda_entry *e = mode == MODE_PARAM ? &K->p : &K->g;
+  /* The first parameter: kc_cuda_args alone (1-D) or inside the MD / team
+   * arguments; `a` points at it either way. */
+  kc_cuda_md_args ma;
+  kc_cuda_team_args ta;
+  kc_cuda_args *a;
+  void *args;
+  unsigned grid = 1, bx = e->block, by = 1;
+  size_t smem = 0;
+  if (md) {
+    memset(&ma, 0, sizeof ma);
+    ma.a = K->proto;
+    if ((rc = md_geometry(s, e, l, &ma, &bx, &by)) != 0)
+      return rc;
+    int bps;
+    if ((rc = occupancy(s, e, bx * by, 0, &bps)) != 0)
+      return rc;
+    kc_index g = ma.a.end;
+    if (g > (kc_index)bps * s->info.multiprocessors)
+      g = (kc_index)bps * s->info.multiprocessors;
+    if (g < 1)
+      g = 1;
+    grid = (unsigned)g;
+    a = &ma.a;
+    args = &ma;
+  } else if (team) {
+    memset(&ta, 0, sizeof ta);
+    ta.a = K->proto;
+    if ((rc = team_geometry(s, e, l, &ta, &bx, &by, &smem, &grid)) != 0)
+      return rc;
+    a = &ta.a;
+    args = &ta;
+  } else {
+    a = &ta.a; /* storage only */
+    *a = K->proto;
+    a->begin = begin;
+    a->end = end;
+    kc_index g = (n + e->block - 1) / e->block;
+    if (g > (kc_index)e->max_grid)
+      g = e->max_grid;
+    if (g < 1)
+      g = 1;
+    grid = (unsigned)g;
+    smem = e->smem;
+    args = a;
+  }
+  if ((md || team) && !K->geometry_noted) {
+    K->geometry_noted = 1;
+    kc_backend_verbose("cuda: kernel '%s': first launch: grid %u, block "
+                       "%u x %u, %zu B dynamic shared memory",
+                       k->name, grid, bx, by, smem);
+  }
 
   /* The functor: its bytes (by value) or the address of its staged copy. */
   static const unsigned char zeros[64];
@@ -645,44 +992,53 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
       return rc;
     fparam = &fptr;
   }
-  void *params[2] = {&a, (void *)fparam};
+  void *params[2] = {args, (void *)fparam};
 
   s->last_kernel = k->name;
   CUresult r;
-  if (k->kind == KC_KERNEL_FOR) {
-    r = cu->cuLaunchKernel(e->fn, grid, 1, 1, e->block, 1, 1, 0, s->stream,
-                           params, NULL);
-    return r ? launch_error(s, r, k, grid, e->block, 0) : 0;
+  if (k->kind == KC_KERNEL_FOR || k->kind == KC_KERNEL_MDFOR ||
+      k->kind == KC_KERNEL_TEAM) {
+    r = cu->cuLaunchKernel(e->fn, grid, 1, 1, bx, by, 1, (unsigned)smem,
+                           s->stream, params, NULL);
+    return r ? launch_error(s, r, k, grid, bx * by, (unsigned)smem) : 0;
   }
 
   /* Reductions and scans. */
   const size_t vs = K->value_size;
+  if ((md || team) && (rc = ensure_partials(s, (size_t)grid * vs)) != 0)
+    return rc;
   const int to_host = !l->result_async || l->result_space == KC_SPACE_HOST;
-  a.partials = (void *)(uintptr_t)s->partials;
-  a.counter = (unsigned int *)(uintptr_t)s->counter;
-  a.result = l->result == NULL ? NULL
-             : to_host        ? (void *)(uintptr_t)s->res_dev
-                              : l->result;
+  a->partials = (void *)(uintptr_t)s->partials;
+  a->counter = (unsigned int *)(uintptr_t)s->counter;
+  a->result = l->result == NULL ? NULL
+              : to_host         ? (void *)(uintptr_t)s->res_dev
+                                : l->result;
   if (K->ordered || k->kind == KC_KERNEL_SCAN) {
-    a.chunk = (n + grid - 1) / grid;
-    if (a.chunk < 1)
-      a.chunk = 1;
+    /* Contiguous runs of indices (tiles, league ranks) per block. */
+    const kc_index units = a->end - a->begin;
+    a->chunk = (units + grid - 1) / grid;
+    if (a->chunk < 1)
+      a->chunk = 1;
+    if (md || team) {
+      kc_index g = (units + a->chunk - 1) / a->chunk;
+      grid = g < 1 ? 1 : (unsigned)g;
+    }
   }
   if (k->kind == KC_KERNEL_SCAN) {
-    a.pass = 0;
-    r = cu->cuLaunchKernel(e->fn, grid, 1, 1, e->block, 1, 1, e->smem,
+    a->pass = 0;
+    r = cu->cuLaunchKernel(e->fn, grid, 1, 1, bx, by, 1, (unsigned)smem,
                            s->stream, params, NULL);
     if (r)
-      return launch_error(s, r, k, grid, e->block, e->smem);
-    a.pass = 1;
-    a.result = NULL;
+      return launch_error(s, r, k, grid, bx * by, (unsigned)smem);
+    a->pass = 1;
+    a->result = NULL;
     /* The second pass reads the functor from the same place: cuLaunchKernel
      * copied the parameters (and the staged copy is still in its slot). */
   }
-  r = cu->cuLaunchKernel(e->fn, grid, 1, 1, e->block, 1, 1, e->smem, s->stream,
-                         params, NULL);
+  r = cu->cuLaunchKernel(e->fn, grid, 1, 1, bx, by, 1, (unsigned)smem,
+                         s->stream, params, NULL);
   if (r)
-    return launch_error(s, r, k, grid, e->block, e->smem);
+    return launch_error(s, r, k, grid, bx * by, (unsigned)smem);
   if (to_host && l->result) {
     if ((r = cu->cuStreamSynchronize(s->stream)) != CUDA_SUCCESS)
       return kc__cuda_fail(s, r, KC_EDEVICE,

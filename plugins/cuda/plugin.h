@@ -53,12 +53,25 @@ typedef struct kc__cuda_module {
   struct kc__cuda_module *next;
 } kc__cuda_module;
 
+/* Resident blocks per SM of one entry for a block size and dynamic shared
+ * memory (MD and team launches choose their block per launch). */
+typedef struct kc__cuda_occ {
+  unsigned block;
+  unsigned smem;
+  int bps; /* 0: not filled */
+} kc__cuda_occ;
+#define KC__CUDA_OCC_SLOTS 32
+
 /* One device entry with its launch geometry, deduced once. */
 typedef struct kc__cuda_entry {
   CUfunction fn; /* NULL if the module has no such entry */
   unsigned block;
   unsigned max_grid; /* resident blocks on the whole device at `block` */
   unsigned smem;     /* dynamic shared memory per block */
+  unsigned fmax;     /* most threads per block the function allows */
+  unsigned fstatic;  /* its static shared memory */
+  unsigned dyn_attr; /* MAX_DYNAMIC_SHARED_SIZE_BYTES set on it, or 0 */
+  kc__cuda_occ occ[KC__CUDA_OCC_SLOTS]; /* by (block + 31) / 32 - 1 */
 } kc__cuda_entry;
 
 /* Per kernel (the core's kernel_state bytes). */
@@ -70,7 +83,10 @@ typedef struct kc__cuda_kernel {
   size_t param_off;   /* offset of the functor parameter of __kcp */
   size_t param_size;  /* its size, 0 if the driver cannot say */
   size_t value_size;
+  size_t args_size;   /* sizeof the entry's first parameter (kc_cuda_args,
+                         kc_cuda_md_args or kc_cuda_team_args) */
   int ordered;        /* custom reducer: contiguous chunks (a.chunk) */
+  int geometry_noted; /* KC_VERBOSE showed an MD/team launch's shape */
   kc_cuda_args proto; /* ident filled once */
   int fallback_noted; /* KC_VERBOSE said once that a forced mode fell back */
 } kc__cuda_kernel;
@@ -112,6 +128,11 @@ typedef struct kc__cuda_state {
   void *res_host;
   CUdeviceptr res_dev;
   size_t res_size;
+  /* Level-1 team scratch: block b of a team launch uses the slice at
+   * b * (bytes per team).  Grown (after a stream synchronisation) when a
+   * launch needs more, never shrunk. */
+  CUdeviceptr scratch1;
+  size_t scratch1_size;
 } kc__cuda_state;
 
 /* Makes the plugin's context current on the calling thread (cheap when it
