@@ -198,26 +198,42 @@ static int prepare(kc_kernel *k) {
   return 0;
 }
 
+/* Checks that kc is up and the kernel prepared; rt.lock held. */
+static int ready(call c, kc_kernel *k) {
+  if (kc__unlikely(!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)))
+    return kc__noinit(call_fn[c]);
+  if (kc__unlikely(!k->prepared))
+    return prepare(k);
+  return 0;
+}
+
 static int launch(call c, kc_kernel *k, kc_launch *l) {
   static const kc__tools_parallel what[] = {KC__TOOLS_FOR, KC__TOOLS_REDUCE,
                                             KC__TOOLS_SCAN, KC__TOOLS_FOR};
-  /* The tool hooks run with no kc lock held: a tool may fence from them
-   * (Kokkos' global fencing), and kc_fence takes kc__rt.lock. */
+  /* Read once, so that a begin hook always has its end. */
+  const int tools = kc__tools_active;
   uint64_t kid = 0;
-  if (kc__unlikely(kc__tools_active))
-    kc__tools_begin_parallel(what[c], l->label, &kid);
-  int rc = 0;
+  int begun = 0;
   pthread_mutex_lock(&kc__rt.lock);
-  if (kc__unlikely(!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)))
-    rc = kc__noinit(call_fn[c]);
-  else if (kc__unlikely(!k->prepared))
-    rc = prepare(k);
+  int rc = ready(c, k);
+  if (kc__unlikely(tools) && rc == 0) {
+    /* The tool hooks run with no kc lock held: a tool may fence from them
+     * (Kokkos' global fencing), and kc_fence takes kc__rt.lock.  The
+     * kernel was prepared first, so a tool times the launch and not the
+     * one-time module load and JIT; after relocking, kc may have been
+     * finalised meanwhile, hence the second check. */
+    pthread_mutex_unlock(&kc__rt.lock);
+    kc__tools_begin_parallel(what[c], l->label, &kid);
+    begun = 1;
+    pthread_mutex_lock(&kc__rt.lock);
+    rc = ready(c, k);
+  }
   if (kc__likely(rc == 0)) {
     l->kernel_state = k->state;
     rc = kc__rt.ops->launch(kc__rt.state, l);
   }
   pthread_mutex_unlock(&kc__rt.lock);
-  if (kc__unlikely(kc__tools_active))
+  if (kc__unlikely(begun))
     kc__tools_end_parallel(what[c], kid);
   return rc;
 }
