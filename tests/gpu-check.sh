@@ -156,23 +156,52 @@ step_modes() {
 }
 
 # ---------------------------------------------------- compute-sanitizer
+# sanitize TOOL BUDGET TESTS [EXAMPLES]: compute-sanitizer over the named
+# tests (names without .cuda) and examples ("name args", ';'-separated),
+# each with KC_TEST_SCALE=50 and KC_TEST_SANITIZER=1 (tests skip their
+# deliberate races then).
 sanitize() {
   local tool=$1 budget=$2 filter t0=$SECONDS
   filter=$(echo $3)
-  local n=0 bad=0 t name apis=
+  local exlist=${4:-}
+  local n=0 bad=0 t name apis= ex
   echo "===== compute-sanitizer --tool $tool" >>"$OUT/sanitizer.log"
+  # Each entry: a test stub, or "@example args".
+  local -a entries=() exs=()
   for t in $(cuda_tests); do
     name=${t%.cuda}
     case $name in cuda-fault | tools-*) continue ;; esac # faults on purpose
     if test -n "$filter"; then
       case " $filter " in *" $name "*) ;; *) continue ;; esac
     fi
+    entries+=("$t")
+  done
+  IFS=';' read -r -a exs <<<"$exlist"
+  for ex in "${exs[@]}"; do
+    ex=$(echo $ex)
+    test -z "$ex" || entries+=("@$ex")
+  done
+  for t in "${entries[@]}"; do
+    name=${t%.cuda}
     enough "$budget" || { echo "$name: skipped, out of time" >>"$OUT/sanitizer.log"; continue; }
     n=$((n + 1))
-    (cd "$build/tests" && KC_TEST_SCALE=50 KC_TEST_TIMEOUT=200 \
-      timeout $(($(left) - 20)) compute-sanitizer --tool "$tool" \
-      --error-exitcode 86 --print-limit 20 ./run-backend "./$t") \
-      >"$OUT/san.tmp" 2>&1
+    case $t in
+      @*)
+        ex=${t#@}
+        # shellcheck disable=SC2086
+        (cd "$build/examples" && KC_BACKEND=cuda \
+          KC_PLUGIN_PATH="$build/plugins/cuda/.libs" \
+          timeout $(($(left) - 20)) compute-sanitizer --tool "$tool" \
+          --error-exitcode 86 --print-limit 20 ./$ex) >"$OUT/san.tmp" 2>&1
+        ;;
+      *)
+        (cd "$build/tests" && KC_TEST_SCALE=50 KC_TEST_TIMEOUT=200 \
+          KC_TEST_SANITIZER=1 timeout $(($(left) - 20)) \
+          compute-sanitizer --tool "$tool" \
+          --error-exitcode 86 --print-limit 20 ./run-backend "./$t") \
+          >"$OUT/san.tmp" 2>&1
+        ;;
+    esac
     local rc=$?
     # Memory errors and races, apart from API errors (a test's deliberate
     # out-of-memory or broken PTX makes the driver return an error, which
@@ -206,11 +235,18 @@ sanitize() {
   row "$tool" "$n programs, $bad with memory errors or failures ($((SECONDS - t0)) s)"
   test -z "$apis" || row "" "  API errors reported (deliberate in those tests):$apis"
 }
+# The lists can be replaced: KC_GPU_MEMCHECK / KC_GPU_RACECHECK (tests),
+# KC_GPU_SAN_EXAMPLES (examples with their arguments, ';'-separated).
+san_examples=${KC_GPU_SAN_EXAMPLES-cg -n 12; heat -n 16}
 step_memcheck() {
-  sanitize memcheck 45 "t-init t-for t-reduce t-scan t-custom t-memory t-mirror
-    t-errors t-kcc-kernels t-ffi t-examples cuda-launch cuda-jit"
+  sanitize memcheck 45 "${KC_GPU_MEMCHECK-t-init t-for t-reduce t-scan t-custom
+    t-memory t-mirror t-errors t-kcc-kernels t-ffi t-examples cuda-launch
+    cuda-jit t-md t-team t-atomic t-chunkbuf cuda-model}" "$san_examples"
 }
-step_racecheck() { sanitize racecheck 45 "t-reduce t-scan t-custom cuda-launch"; }
+step_racecheck() {
+  sanitize racecheck 45 "${KC_GPU_RACECHECK-t-reduce t-scan t-custom
+    cuda-launch t-md t-team cuda-model}" "$san_examples"
+}
 
 # --------------------------------------------------------------- examples
 step_examples() {
@@ -229,6 +265,19 @@ step_examples() {
     test $rc -eq 0 || bad=$((bad + 1))
   done
   row examples "$n run with KC_BACKEND=cuda, $bad failed"
+  # The model examples at a size worth timing, on the GPU and on the host
+  # (OpenMP over the machine's cores): answers side by side.
+  local args
+  for args in "cg -n 100" "heat"; do
+    enough 30 || break
+    for be in cuda openmp; do
+      echo "===== KC_BACKEND=$be $args" >>"$OUT/examples.log"
+      # shellcheck disable=SC2086
+      KC_BACKEND=$be KC_PLUGIN_PATH="$build/plugins/$be/.libs" \
+        timeout 60 "$build"/examples/$args >>"$OUT/examples.log" 2>&1
+      echo "exit $?" >>"$OUT/examples.log"
+    done
+  done
 }
 
 # ------------------------------------------------------------------ bench
@@ -253,6 +302,12 @@ if test -f "$OUT/launch.log"; then
   echo
   sed -n '/^kc launch latency/,$p' "$OUT/launch.log"
   grep -E '^SKIP|failed' "$OUT/launch.log"
+fi
+if test -f "$OUT/examples.log"; then
+  echo
+  awk '/^===== /{keep = ($3 ~ /^(cg|heat)$/)} keep' "$OUT/examples.log" |
+    grep -E '^=====|^(backend|grid|iterations|steps|residual|solution|total heat|time per|bandwidth|exit|cg|heat)' |
+    head -n 80
 fi
 echo
 echo "== gpu-check summary: ${device:-?} ($SECONDS s) =="

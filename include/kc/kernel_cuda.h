@@ -998,8 +998,9 @@ template <class F, class B> struct kc__team_drv {
     for (kc_index r = blockIdx.x; r < a.a.end; r += gridDim.x) {
       team.league_rank = r;
       B::run(f, &team);
-      /* The next team of this block reuses the scratch. */
-      if (r + gridDim.x < a.a.end)
+      /* The next team of this block reuses the scratch (the nested
+       * operations' shared memory is guarded by their own barriers). */
+      if (r + gridDim.x < a.a.end && (a.scratch_total[0] | a.scratch_total[1]))
         __syncthreads();
     }
   }
@@ -1019,7 +1020,8 @@ template <class F, class V, class Op, class B> struct kc__team_reduce_drv {
       for (kc_index r = blockIdx.x; r < a.a.end; r += gridDim.x) {
         team.league_rank = r;
         B::run(f, &team, acc);
-        if (r + gridDim.x < a.a.end)
+        if (r + gridDim.x < a.a.end &&
+            (a.scratch_total[0] | a.scratch_total[1]))
           __syncthreads();
       }
       acc = kc__block_join<V, Op>(acc, 1);

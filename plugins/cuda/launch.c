@@ -750,7 +750,6 @@ static int team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
     /* Kokkos' rule over block sizes (multiples of the warp), with each
      * size's level-0 scratch as its dynamic shared memory. */
     int best = 0, best_tps = 0, best_bps = 0;
-    size_t best_smem = 0;
     for (unsigned b = e->fmax - e->fmax % warp; b >= warp; b -= warp) {
       int t = (int)(b / (unsigned)vl), n;
       if ((rc = kc_launch_scratch(l, 0, t, NULL, NULL, &tot[0])) != 0)
@@ -764,11 +763,25 @@ static int team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
         best = t;
         best_tps = tps;
         best_bps = n;
-        best_smem = tot[0];
+      }
+    }
+    /* No warp's worth of threads fits: the largest team below a warp that
+     * does (per-thread scratch too large for 32 threads). */
+    for (int t = (int)(warp / (unsigned)vl) - 1; best == 0 && t >= 1; t--) {
+      int n;
+      if ((rc = kc_launch_scratch(l, 0, t, NULL, NULL, &tot[0])) != 0)
+        return rc;
+      if (tot[0] > limit0)
+        continue;
+      if ((rc = occupancy(s, e, (unsigned)t * (unsigned)vl, tot[0], &n)) != 0)
+        return rc;
+      if (n >= 1) {
+        best = t;
+        best_bps = n;
       }
     }
     if (best == 0) {
-      /* Not even a warp's worth of threads fits: report one thread. */
+      /* Not even one thread fits: report its request. */
       if ((rc = kc_launch_scratch(l, 0, 1, &tp[0], NULL, &tot[0])) != 0)
         return rc;
       return kc_backend_error(
@@ -782,7 +795,6 @@ static int team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
     }
     ts = best;
     bps = best_bps;
-    (void)best_smem;
   } else if ((long)ts * vl > (long)e->fmax) {
     return kc_backend_error(KC_EINVAL,
                             "cuda: kernel '%s': team size %d x vector "
