@@ -4,7 +4,7 @@
  *  - level-0 scratch beyond the 48 KB default, up to the largest a block of
  *    this kernel may opt into (the device's limit minus the kernel's own
  *    static shared memory) and one step over it (KC_ESCRATCH naming the
- *    kernel), shared by up to 1024 threads, with many league ranks per
+ *    kernel), shared by up to 512 threads, with many league ranks per
  *    block reusing it;
  *  - a barrier with a late writer at both scratch levels (and, outside
  *    compute-sanitizer, the same kernel without the barrier as a control
@@ -125,7 +125,7 @@ static void scratch_cases(const char *mode, int full) {
   /* The largest request this kernel can take: found by asking (a refusal
    * is KC_ESCRATCH naming the kernel and the level), within 4 KB of the
    * device's limit (the kernel's static shared memory is the difference),
-   * then used by a team of 1024 threads; one value more is refused. */
+   * then used by a team of 512 threads; one value more is refused. */
   cm_team f = team_functor();
   int64_t lo = (int64_t)((l0 - 4096) / 8), hi = (int64_t)(l0 / 8) + 1;
   for (int probe = 0; probe < 2; probe++) {
@@ -162,8 +162,8 @@ static void scratch_cases(const char *mode, int full) {
   KC_INFO("mode %s: largest level-0 scratch of cm_share: %" PRId64
           " B (device opt-in limit %zu B)",
           mode, lo * 8, l0);
-  share(mode, 1024, 1, lo, kc_test_large(300));
-  kc_policy p = kc_team_policy(4, 1024, 1);
+  share(mode, 512, 1, lo, kc_test_large(300));
+  kc_policy p = kc_team_policy(4, 512, 1);
   f.m = lo + 1;
   KC_REQUIRE_OK(kc_policy_set_scratch(&p, 0, (size_t)f.m * 8, 0));
   KC_CHECK_ERR(
