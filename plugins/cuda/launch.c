@@ -657,7 +657,7 @@ static int md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
                        unsigned *by) {
   const kc_policy *p = &l->policy;
   const int R = p->rank;
-  kc_index n[KC_MAX_RANK], t[KC_MAX_RANK];
+  kc_index n[KC_MAX_RANK] = {0}, t[KC_MAX_RANK] = {0};
   int given = 0;
   (void)s;
   for (int d = 0; d < R; d++) {
@@ -744,14 +744,14 @@ static int team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
                            ? s->info.shared_memory_per_block_optin
                            : s->info.shared_memory_per_block;
   const size_t limit0 = optin > e->fstatic ? optin - e->fstatic : 0;
-  size_t tp[2], st[2], tot[2];
+  size_t tp[2] = {0, 0}, st[2] = {0, 0}, tot[2] = {0, 0};
   int rc, ts = p->team_size, bps = 0;
   if (ts == KC_AUTO) {
     /* Kokkos' rule over block sizes (multiples of the warp), with each
      * size's level-0 scratch as its dynamic shared memory. */
     int best = 0, best_tps = 0, best_bps = 0;
     for (unsigned b = e->fmax - e->fmax % warp; b >= warp; b -= warp) {
-      int t = (int)(b / (unsigned)vl), n;
+      int t = (int)(b / (unsigned)vl), n = 0;
       if ((rc = kc_launch_scratch(l, 0, t, NULL, NULL, &tot[0])) != 0)
         return rc;
       if (tot[0] > limit0)
@@ -768,7 +768,7 @@ static int team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
     /* No warp's worth of threads fits: the largest team below a warp that
      * does (per-thread scratch too large for 32 threads). */
     for (int t = (int)(warp / (unsigned)vl) - 1; best == 0 && t >= 1; t--) {
-      int n;
+      int n = 0;
       if ((rc = kc_launch_scratch(l, 0, t, NULL, NULL, &tot[0])) != 0)
         return rc;
       if (tot[0] > limit0)
@@ -943,8 +943,8 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
    * arguments; `a` points at it either way. */
   kc_cuda_md_args ma;
   kc_cuda_team_args ta;
-  kc_cuda_args *a;
-  void *args;
+  kc_cuda_args *a = NULL;
+  void *args = NULL;
   unsigned grid = 1, bx = e->block, by = 1;
   size_t smem = 0;
   if (md) {
@@ -952,7 +952,7 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
     ma.a = K->proto;
     if ((rc = md_geometry(s, e, l, &ma, &bx, &by)) != 0)
       return rc;
-    int bps;
+    int bps = 0;
     if ((rc = occupancy(s, e, bx * by, 0, &bps)) != 0)
       return rc;
     kc_index g = ma.a.end;
