@@ -154,12 +154,11 @@ int main(int argc, char **argv) {
     spmv(&a, p, ap);
     const double alpha = rr / dot(p, ap, rows);
     cg_update u = {alpha, x, r, p, ap};
-    CHECK(kc_parallel_for("cg update", KC_KERNEL(cg_update), &all, &u,
-                          sizeof u));
+    CHECK(
+        kc_parallel_for("cg update", KC_KERNEL(cg_update), &all, &u, sizeof u));
     const double rr_new = dot(r, r, rows);
     cg_xpby xp = {rr_new / rr, p, r};
-    CHECK(kc_parallel_for("cg xpby", KC_KERNEL(cg_xpby), &all, &xp,
-                          sizeof xp));
+    CHECK(kc_parallel_for("cg xpby", KC_KERNEL(cg_xpby), &all, &xp, sizeof xp));
     rr = rr_new;
     it++;
   }

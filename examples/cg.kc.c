@@ -12,8 +12,8 @@ KC_TEAM(cg_spmv, cg_spmv, f, team, {
     const int64_t row = first + r;
     if (row < f->nrows) {
       double sum;
-      KC_THREAD_VECTOR_REDUCE(team, k, f->rowptr[row], f->rowptr[row + 1],
-                              SUM, double, acc, sum,
+      KC_THREAD_VECTOR_REDUCE(team, k, f->rowptr[row], f->rowptr[row + 1], SUM,
+                              double, acc, sum,
                               acc += f->val[k] * f->x[f->col[k]]);
       KC_THREAD_SINGLE(team, f->y[row] = sum);
     }

@@ -8,7 +8,8 @@
  * the run stops when it falls below the tolerance or after the step
  * limit.  The program checks what physics promises (starting cold, the
  * total heat never decreases; every value stays within [0, 100]) and
- * exits 1 if that fails or the run did not converge.  It prints the backend, steps, the final residual, the total
+ * exits 1 if that fails or the run did not converge.  It prints the backend,
+ steps, the final residual, the total
  * heat (to compare across backends), time per step and the bandwidth the
  * stencil achieved.
  *
@@ -109,14 +110,15 @@ int main(int argc, char **argv) {
     steps++;
     if (steps % check == 0 || steps == maxsteps) {
       double change;
-      CHECK(kc_parallel_reduce("heat change", KC_KERNEL(heat_change),
-                               &interior, &f, sizeof f, &change));
+      CHECK(kc_parallel_reduce("heat change", KC_KERNEL(heat_change), &interior,
+                               &f, sizeof f, &change));
       CHECK(kc_parallel_reduce("heat total", KC_KERNEL(heat_total), &interior,
                                &f, sizeof f, &total));
       residual = sqrt(change);
       if (total < prev_total * (1 - 1e-12)) {
-        fprintf(stderr, "heat: the total heat fell at step %lld (%.17g < "
-                        "%.17g)\n",
+        fprintf(stderr,
+                "heat: the total heat fell at step %lld (%.17g < "
+                "%.17g)\n",
                 (long long)steps, total, prev_total);
         ok = 0;
       }
@@ -145,8 +147,8 @@ int main(int argc, char **argv) {
   int converged = residual < tol;
   /* The stencil reads a grid and writes one: 16 bytes per interior cell
    * (the neighbours come from cache). */
-  double gbs = 16.0 * (double)((n - 2) * (n - 2)) * (double)steps / elapsed /
-               1e9;
+  double gbs =
+      16.0 * (double)((n - 2) * (n - 2)) * (double)steps / elapsed / 1e9;
   printf("grid: %lld x %lld, tile %lld x %lld\n", (long long)n, (long long)n,
          (long long)tile[0], (long long)tile[1]);
   printf("steps: %lld\n", (long long)steps);

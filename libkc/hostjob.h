@@ -49,8 +49,8 @@ void (*kc__host_job_fn(const kc__host_job *j))(void) KC__HIDDEN;
  * box's size does not fit kc_index. */
 int kc__host_md_setup(const kc_launch *l, kc__host_md *md, kc_index *base,
                       kc_index *nunits) KC__HIDDEN;
-void kc__host_md_unit(const kc__host_job *j, int tid, kc_index u0,
-                      kc_index u1, void *acc) KC__HIDDEN;
+void kc__host_md_unit(const kc__host_job *j, int tid, kc_index u0, kc_index u1,
+                      void *acc) KC__HIDDEN;
 
 /* hostteam.c: per-thread handles and scratch for `capacity` threads
  * (KC_ESCRATCH over the host limits, KC_ENOMEM), their release after the

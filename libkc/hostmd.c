@@ -82,8 +82,8 @@ static inline void call(const kc__host_job *j, const kc_index *lo,
     ((kc_host_mdfor_fn)kc__host_job_fn(j))(kc__host_job_functor(j), lo, hi);
 }
 
-void kc__host_md_unit(const kc__host_job *j, int tid, kc_index u0,
-                      kc_index u1, void *acc) {
+void kc__host_md_unit(const kc__host_job *j, int tid, kc_index u0, kc_index u1,
+                      void *acc) {
   (void)tid;
   const kc__host_md *m = kc__host_job_md(j);
   const int r = m->rank;

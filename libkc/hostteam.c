@@ -36,8 +36,7 @@ static void slots_free(kc__host_team_slot *s, int n) {
 }
 
 /* `n` zeroed slots, with the first `keep` taken over from `old`. */
-static kc__host_team_slot *slots_new(int n, kc__host_team_slot *old,
-                                     int keep) {
+static kc__host_team_slot *slots_new(int n, kc__host_team_slot *old, int keep) {
   size_t bytes = (size_t)n * sizeof(kc__host_team_slot);
   kc__host_team_slot *s = aligned_alloc(64, bytes);
   if (!s)
@@ -54,8 +53,7 @@ static const char *backend_label(void) {
   return kc__rt.name ? kc__rt.name : "host";
 }
 
-int kc__host_teams_setup(const kc_launch *l, int capacity,
-                         kc__host_teams *t) {
+int kc__host_teams_setup(const kc_launch *l, int capacity, kc__host_teams *t) {
   const kc_kernel_info *k = l->kernel;
   static const size_t limit[2] = {KC_HOST_SCRATCH0_MAX, KC_HOST_SCRATCH1_MAX};
   size_t team_part[2], stride[2], total[2];
@@ -164,8 +162,8 @@ void kc__host_team_unit(const kc__host_job *j, int tid, kc_index u0,
   team->league_rank = u0;
   team->league_end = u1;
   if (acc)
-    ((kc_host_team_reduce_fn)kc__host_job_fn(j))(kc__host_job_functor(j),
-                                                 team, acc);
+    ((kc_host_team_reduce_fn)kc__host_job_fn(j))(kc__host_job_functor(j), team,
+                                                 acc);
   else
     ((kc_host_team_fn)kc__host_job_fn(j))(kc__host_job_functor(j), team);
 }

@@ -34,8 +34,7 @@ static int align_up(size_t a, size_t *out) {
 }
 
 int kc_launch_scratch(const kc_launch *l, int level, int team_size,
-                      size_t *team_part, size_t *thread_stride,
-                      size_t *total) {
+                      size_t *team_part, size_t *thread_stride, size_t *total) {
   if (!l || !l->kernel)
     return kc__error(KC_EINVAL, "kc_launch_scratch: launch is NULL");
   const kc_kernel_info *ki = l->kernel;

@@ -220,8 +220,8 @@ int main(void) {
   kc_test_init_backend();
   host_semantics();
   memset(&f, 0, sizeof f);
-  KC_REQUIRE_OK(kc_malloc((void **)&dbins, sizeof(host_bins), KC_SPACE_DEVICE,
-                          "bins"));
+  KC_REQUIRE_OK(
+      kc_malloc((void **)&dbins, sizeof(host_bins), KC_SPACE_DEVICE, "bins"));
   f.hi32 = dbins->i32; /* address arithmetic only, no access */
   f.hi64 = dbins->i64;
   f.hu32 = dbins->u32;

@@ -37,8 +37,8 @@ static void chunk_case(kc_index begin, kc_index n, kc_schedule s,
   KC_CHECK_OK(kc_memset(f.maxlen, 0, sizeof(int64_t)));
   kc_policy p = kc_range_schedule(begin, begin + n, s, chunk);
   for (int rep = 0; rep < 3; rep++)
-    KC_CHECK_OK(kc_parallel_for("chunk", KC_TEST_KERNEL(kt_chunk), &p, &f,
-                                sizeof f));
+    KC_CHECK_OK(
+        kc_parallel_for("chunk", KC_TEST_KERNEL(kt_chunk), &p, &f, sizeof f));
   KC_CHECK_OK(kc_fence());
   int64_t maxlen;
   KC_CHECK_OK(kc_memcpy(y, f.y, (size_t)n * sizeof *y));
@@ -52,9 +52,9 @@ static void chunk_case(kc_index begin, kc_index n, kc_schedule s,
       KC_FAIL("[%lld, +%lld) %s chunk %lld: index %lld covered %d times "
               "(want %d), y = %.17g (want %.17g)",
               (long long)begin, (long long)n,
-              s == KC_SCHEDULE_DYNAMIC ? "dynamic" : "static",
-              (long long)chunk, (long long)i, hits[i], want,
-              i < n ? y[i] : 0.0, i < n ? t + 1 / t : 0.0);
+              s == KC_SCHEDULE_DYNAMIC ? "dynamic" : "static", (long long)chunk,
+              (long long)i, hits[i], want, i < n ? y[i] : 0.0,
+              i < n ? t + 1 / t : 0.0);
       bad++;
     }
   }

@@ -82,10 +82,10 @@ static void for_case(int rank, const kc_index *begin, const kc_index *ext,
   KC_REQUIRE(cnt && val);
   int32_t *dcnt;
   int64_t *dval;
-  KC_REQUIRE_OK(kc_malloc((void **)&dcnt, n * sizeof *cnt, KC_SPACE_DEVICE,
-                          "md cnt"));
-  KC_REQUIRE_OK(kc_malloc((void **)&dval, n * sizeof *val, KC_SPACE_DEVICE,
-                          "md val"));
+  KC_REQUIRE_OK(
+      kc_malloc((void **)&dcnt, n * sizeof *cnt, KC_SPACE_DEVICE, "md cnt"));
+  KC_REQUIRE_OK(
+      kc_malloc((void **)&dval, n * sizeof *val, KC_SPACE_DEVICE, "md val"));
   KC_CHECK_OK(kc_memset(dcnt, 0, n * sizeof *cnt));
   KC_CHECK_OK(kc_memset(dval, 0, n * sizeof *val));
 
@@ -142,8 +142,7 @@ static void for_cases(void) {
   static const kc_index *const exts[] = {NULL, NULL, ext2, ext3,
                                          ext4, ext5, ext6};
   static const kc_index odd_tiles[KC_MAX_RANK] = {4, 6, 5, 2, 3, 4};
-  static const kc_index big_tiles[KC_MAX_RANK] = {100, 100, 100,
-                                                  100, 100, 100};
+  static const kc_index big_tiles[KC_MAX_RANK] = {100, 100, 100, 100, 100, 100};
   static const kc_index inner_only[KC_MAX_RANK] = {0, 0, 0, 0, 0, 8};
   for (int rank = 2; rank <= KC_MAX_RANK; rank++) {
     const kc_index *ext = exts[rank];
@@ -255,8 +254,8 @@ static void reduce_cases(void) {
   static const kc_index eb[] = {3, 3}, ee[] = {3, 10};
   int64_t zero = 0;
   int32_t lowest = INT32_MIN;
-  reduce_case("mdsum2 empty", KC_TEST_KERNEL(kt_mdsum2), 2, eb, ee, NULL,
-              &zero, sizeof zero);
+  reduce_case("mdsum2 empty", KC_TEST_KERNEL(kt_mdsum2), 2, eb, ee, NULL, &zero,
+              sizeof zero);
   reduce_case("mdmax2 empty", KC_TEST_KERNEL(kt_mdmax2), 2, eb, ee, NULL,
               &lowest, sizeof lowest);
 }
@@ -279,9 +278,9 @@ static void error_cases(void) {
   KC_CHECK_ERR(kc_parallel_for("md", KC_TEST_KERNEL(kt_md3), &r, &f, sizeof f),
                KC_EINVAL);
   int64_t out;
-  KC_CHECK_ERR(kc_parallel_for("md", KC_TEST_KERNEL(kt_mdsum2), &p3, &f,
-                               sizeof f),
-               KC_EINVAL);
+  KC_CHECK_ERR(
+      kc_parallel_for("md", KC_TEST_KERNEL(kt_mdsum2), &p3, &f, sizeof f),
+      KC_EINVAL);
   KC_CHECK_ERR(kc_parallel_reduce("md", KC_TEST_KERNEL(kt_mdsum2), &p3, &f,
                                   sizeof f, &out),
                KC_EINVAL);

@@ -92,8 +92,8 @@ static void config(int ts, int vl) {
   kc_policy ps = p;
   KC_CHECK_OK(kc_policy_set_scratch(&ps, 0, 24, 8));
   KC_CHECK_OK(kc_policy_set_scratch(&ps, 1, 100, 40));
-  KC_CHECK_OK(kc_parallel_for("meta", KC_TEST_KERNEL(kt_team_meta), &ps, &f,
-                              sizeof f));
+  KC_CHECK_OK(
+      kc_parallel_for("meta", KC_TEST_KERNEL(kt_team_meta), &ps, &f, sizeof f));
   fetch(NULL, meta, NULL);
   for (int r = 0; r < ROWS; r++) {
     const int64_t *m = &meta[r * 8];
@@ -141,8 +141,8 @@ static void config(int ts, int vl) {
       want_y[r] += ha[r * N + j] * hx[j];
   }
   clear();
-  KC_CHECK_OK(kc_parallel_for("matvec", KC_TEST_KERNEL(kt_team_matvec), &p,
-                              &f, sizeof f));
+  KC_CHECK_OK(kc_parallel_for("matvec", KC_TEST_KERNEL(kt_team_matvec), &p, &f,
+                              sizeof f));
   fetch(NULL, NULL, y);
   for (int r = 0; r < ROWS; r++)
     KC_CHECK_EQ_DBL(y[r], want_y[r], 0);
@@ -169,8 +169,8 @@ static void config(int ts, int vl) {
         prod *= v % 3 == 0 ? 2 : 1;
     }
     const int64_t *m = &meta[r * 8];
-    if (m[0] != mn || m[1] != mx || m[2] != mn || m[3] != mx ||
-        m[4] != prod || m[5] != mn * 1000 + mx) {
+    if (m[0] != mn || m[1] != mx || m[2] != mn || m[3] != mx || m[4] != prod ||
+        m[5] != mn * 1000 + mx) {
       KC_FAIL("%s: nested reductions of row %d: %lld %lld %lld %lld %lld "
               "%lld, want min %lld max %lld prod %lld",
               what, r, (long long)m[0], (long long)m[1], (long long)m[2],
@@ -257,8 +257,8 @@ static void config(int ts, int vl) {
 
   /* The same reduction into a kc allocation, dynamic schedule. */
   int64_t *dres;
-  KC_REQUIRE_OK(kc_malloc((void **)&dres, sizeof *dres, KC_SPACE_DEVICE,
-                          "team result"));
+  KC_REQUIRE_OK(
+      kc_malloc((void **)&dres, sizeof *dres, KC_SPACE_DEVICE, "team result"));
   kc_policy pd = p;
   pd.schedule = KC_SCHEDULE_DYNAMIC;
   pd.chunk = 2;
@@ -299,8 +299,7 @@ static void limits(void) {
               (long long)meta[r * 8 + 7]);
   /* One byte more, by the policy or by the scratch function. */
   KC_CHECK_OK(kc_policy_set_scratch(&p, 0, l0 + 1, 0));
-  KC_CHECK_ERR(kc_parallel_for("scratch+1", k, &p, &f, sizeof f),
-               KC_ESCRATCH);
+  KC_CHECK_ERR(kc_parallel_for("scratch+1", k, &p, &f, sizeof f), KC_ESCRATCH);
   KC_CHECK_CONTAINS(kc_last_error(), "kt_team_meta");
   KC_CHECK_OK(kc_policy_set_scratch(&p, 0, l0, 0));
   f.extra[0] = 1;
@@ -327,8 +326,8 @@ static void limits(void) {
   KC_CHECK_OK(kc_parallel_for("big level 1", k, &big, &f, sizeof f));
   fetch(NULL, meta, NULL);
   for (int r = 0; r < 5; r++)
-    if (meta[r * 8 + 4] != 1 || meta[r * 8 + 5] != 1 ||
-        meta[r * 8 + 6] != 0 || meta[r * 8 + 7] != 1)
+    if (meta[r * 8 + 4] != 1 || meta[r * 8 + 5] != 1 || meta[r * 8 + 6] != 0 ||
+        meta[r * 8 + 7] != 1)
       KC_FAIL("4 MiB level-1 scratch: team %d: sizes ok %lld/%lld, "
               "problems %lld, runs %lld",
               r, (long long)meta[r * 8 + 4], (long long)meta[r * 8 + 5],
@@ -390,8 +389,8 @@ static void empty_and_errors(void) {
   kc_policy t = kc_team_policy(4, KC_AUTO, 1);
   KC_CHECK_ERR(kc_parallel_reduce("wrong call", k, &t, &f, sizeof f, &out),
                KC_EINVAL);
-  KC_CHECK_ERR(kc_parallel_for("wrong call", KC_TEST_KERNEL(kt_team_rowsum),
-                               &t, &f, sizeof f),
+  KC_CHECK_ERR(kc_parallel_for("wrong call", KC_TEST_KERNEL(kt_team_rowsum), &t,
+                               &f, sizeof f),
                KC_EINVAL);
 }
 
@@ -414,8 +413,9 @@ int main(void) {
   KC_CHECK_OK(kc_memcpy(da, ha, sizeof ha));
   KC_CHECK_OK(kc_memcpy(dx, hx, sizeof hx));
 
-  static const int configs[][2] = {{KC_AUTO, 1}, {1, 1}, {2, 1}, {7, 1},
-                                   {4, 8},       {32, 1}, {16, 4}, {KC_AUTO, 8}};
+  static const int configs[][2] = {{KC_AUTO, 1}, {1, 1},      {2, 1},
+                                   {7, 1},       {4, 8},      {32, 1},
+                                   {16, 4},      {KC_AUTO, 8}};
   for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
     config(configs[c][0], configs[c][1]);
   limits();

@@ -78,17 +78,17 @@
   }                                                                            \
   KC__ATOMIC_FN T kc__host_fetch_min_##s(T *p, T v) {                          \
     T old = __atomic_load_n(p, KC__HOST_RELAXED);                              \
-    while (v < old && !__atomic_compare_exchange_n(p, &old, v, 1,              \
-                                                   KC__HOST_RELAXED,           \
-                                                   KC__HOST_RELAXED)) {        \
+    while (v < old &&                                                          \
+           !__atomic_compare_exchange_n(p, &old, v, 1, KC__HOST_RELAXED,       \
+                                        KC__HOST_RELAXED)) {                   \
     }                                                                          \
     return old;                                                                \
   }                                                                            \
   KC__ATOMIC_FN T kc__host_fetch_max_##s(T *p, T v) {                          \
     T old = __atomic_load_n(p, KC__HOST_RELAXED);                              \
-    while (v > old && !__atomic_compare_exchange_n(p, &old, v, 1,              \
-                                                   KC__HOST_RELAXED,           \
-                                                   KC__HOST_RELAXED)) {        \
+    while (v > old &&                                                          \
+           !__atomic_compare_exchange_n(p, &old, v, 1, KC__HOST_RELAXED,       \
+                                        KC__HOST_RELAXED)) {                   \
     }                                                                          \
     return old;                                                                \
   }                                                                            \
@@ -199,7 +199,8 @@ __device__ __forceinline__ unsigned long long kc__dev_bits(uint64_t v) {
   return (unsigned long long)v;
 }
 template <class T> __device__ __forceinline__ T kc__dev_from(unsigned int b);
-template <> __device__ __forceinline__ float kc__dev_from<float>(unsigned int b) {
+template <>
+__device__ __forceinline__ float kc__dev_from<float>(unsigned int b) {
   return __uint_as_float(b);
 }
 template <>
@@ -217,7 +218,8 @@ __device__ __forceinline__ double kc__dev_from64<double>(unsigned long long b) {
   return __longlong_as_double((long long)b);
 }
 template <>
-__device__ __forceinline__ int64_t kc__dev_from64<int64_t>(unsigned long long b) {
+__device__ __forceinline__ int64_t
+kc__dev_from64<int64_t>(unsigned long long b) {
   return (int64_t)b;
 }
 template <>
@@ -341,12 +343,13 @@ struct kc__dev_op_max {
 #define KC__DEV_F32_MAX(p, v) kc__dev_cas_loop32<float, kc__dev_op_max>(p, v)
 #define KC__DEV_F32_XCHG(p, v) atomicExch((p), (v))
 #define KC__DEV_F32_CAS(p, e, d)                                               \
-  __uint_as_float(atomicCAS((unsigned int *)(p), __float_as_uint(e),          \
-                            __float_as_uint(d)))
+  __uint_as_float(                                                             \
+      atomicCAS((unsigned int *)(p), __float_as_uint(e), __float_as_uint(d)))
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600
 #define KC__DEV_F64_ADD(p, v) kc__dev_cas_loop64<double, kc__dev_op_add>(p, v)
-#define KC__DEV_F64_SUB(p, v) kc__dev_cas_loop64<double, kc__dev_op_add>(p, -(v))
+#define KC__DEV_F64_SUB(p, v)                                                  \
+  kc__dev_cas_loop64<double, kc__dev_op_add>(p, -(v))
 #else
 #define KC__DEV_F64_ADD(p, v) atomicAdd((p), (v))
 #define KC__DEV_F64_SUB(p, v) atomicAdd((p), -(v))
@@ -354,12 +357,12 @@ struct kc__dev_op_max {
 #define KC__DEV_F64_MIN(p, v) kc__dev_cas_loop64<double, kc__dev_op_min>(p, v)
 #define KC__DEV_F64_MAX(p, v) kc__dev_cas_loop64<double, kc__dev_op_max>(p, v)
 #define KC__DEV_F64_XCHG(p, v)                                                 \
-  __longlong_as_double((long long)atomicExch((KC__ULL *)(p),                   \
-                                             (KC__ULL)__double_as_longlong(v)))
+  __longlong_as_double(                                                        \
+      (long long)atomicExch((KC__ULL *)(p), (KC__ULL)__double_as_longlong(v)))
 #define KC__DEV_F64_CAS(p, e, d)                                               \
-  __longlong_as_double((long long)atomicCAS(                                   \
-      (KC__ULL *)(p), (KC__ULL)__double_as_longlong(e),                        \
-      (KC__ULL)__double_as_longlong(d)))
+  __longlong_as_double((long long)atomicCAS((KC__ULL *)(p),                    \
+                                            (KC__ULL)__double_as_longlong(e),  \
+                                            (KC__ULL)__double_as_longlong(d)))
 
 /* Device loads and stores: volatile accesses of the natural width (not
  * cached in L1 across the accesses of other threads). */
@@ -395,8 +398,7 @@ struct kc__dev_op_max {
     return KC__ATOMIC_PICK(kc__host_load_##s(p), KC__DEV_LOAD(p));             \
   }                                                                            \
   KC__ATOMIC_FN void kc_atomic_store_##s(T *p, T v) {                          \
-    KC__ATOMIC_PICK(kc__host_store_##s(p, v),                                  \
-                    (void)KC__DEV_##S##_XCHG(p, v));                           \
+    KC__ATOMIC_PICK(kc__host_store_##s(p, v), (void)KC__DEV_##S##_XCHG(p, v)); \
   }                                                                            \
   KC__ATOMIC_FN void kc_atomic_add_##s(T *p, T v) {                            \
     (void)kc_atomic_fetch_add_##s(p, v);                                       \

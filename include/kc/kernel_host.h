@@ -554,8 +554,7 @@ static inline KC__UNUSED void kc_team_barrier(const kc_team *t) { (void)t; }
 static inline KC__UNUSED void *kc_team_scratch(const kc_team *t, int level) {
   return t->team_scratch[level];
 }
-static inline KC__UNUSED void *kc_thread_scratch(const kc_team *t,
-                                                 int level) {
+static inline KC__UNUSED void *kc_thread_scratch(const kc_team *t, int level) {
   return t->thread_scratch[level];
 }
 static inline KC__UNUSED size_t kc_team_scratch_size(const kc_team *t,
@@ -647,15 +646,16 @@ typedef struct kc__team_noacc {
  * user's typed function and the external `void *` wrapper the kernel's
  * weak reference finds. */
 #define KC_TEAM_SCRATCH_SIZE(name, ftype, f, level, team_size)                 \
-  static size_t kc__tss_##name(const ftype *f KC__UNUSED, int level KC__UNUSED, \
+  static size_t kc__tss_##name(const ftype *f KC__UNUSED,                      \
+                               int level KC__UNUSED,                           \
                                int team_size KC__UNUSED);                      \
   size_t kc__team_scratch_##name(const void *, int, int);                      \
   size_t kc__team_scratch_##name(const void *kc__f, int kc__level,             \
                                  int kc__ts) {                                 \
     return kc__tss_##name((const ftype *)kc__f, kc__level, kc__ts);            \
   }                                                                            \
-  static size_t kc__tss_##name(const ftype *f KC__UNUSED, int level KC__UNUSED, \
-                               int team_size KC__UNUSED)
+  static size_t kc__tss_##name(const ftype *f KC__UNUSED,                      \
+                               int level KC__UNUSED, int team_size KC__UNUSED)
 
 /* --------------------------------------------------------- nested loops */
 
@@ -745,7 +745,7 @@ typedef struct kc__team_noacc {
   do {                                                                         \
     vtype acc = (vtype)0;                                                      \
     const int final = 1;                                                       \
-    (void)final;                                                               \
+    (void) final;                                                              \
     KC__NESTED_LOOP(team, i, begin, end, NONE, acc, __VA_ARGS__)               \
     (total) = acc;                                                             \
   } while (0)

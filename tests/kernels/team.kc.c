@@ -7,7 +7,7 @@
 
 #include "model.h"
 
-#define KT_META(f, lr, k) ((f)->meta[(lr) * 8 + (k)])
+#define KT_META(f, lr, k) ((f)->meta[(lr)*8 + (k)])
 
 /* What each team sees of its handle and scratch.  meta[0..7]: league
  * rank, league size, team size, vector length, team-scratch sizes right
@@ -147,8 +147,8 @@ KC_TEAM(kt_team_nested, kt_team, f, team, {
                         acc = a[j] > acc ? a[j] : acc);
   KC_TEAM_THREAD_REDUCE(team, j, 0, f->n < 20 ? f->n : 20, PROD, int64_t, acc,
                         prod, acc *= ((int64_t)a[j] % 3 == 0 ? 2 : 1));
-  KC_TEAM_THREAD_REDUCE_CUSTOM(team, j, 0, f->n, kt_minmax, kt_minmax, acc,
-                               mm, {
+  KC_TEAM_THREAD_REDUCE_CUSTOM(team, j, 0, f->n, kt_minmax, kt_minmax, acc, mm,
+                               {
                                  if (a[j] < acc.min)
                                    acc.min = a[j];
                                  if (a[j] > acc.max)
@@ -237,11 +237,9 @@ KC_TEAM_REDUCE_MIN(kt_team_min, kt_team, f, team, int32_t, acc, {
 
 /* Product over teams of (row % 4 == 1 ? 3 : 1). */
 KC_TEAM_REDUCE_PROD(kt_team_prod, kt_team, f, team, int64_t, acc,
-                    KC_TEAM_SINGLE(team, acc *= kc_team_league_rank(team) %
-                                                        4 ==
-                                                    1
-                                                ? 3
-                                                : 1))
+                    KC_TEAM_SINGLE(team,
+                                   acc *=
+                                   kc_team_league_rank(team) % 4 == 1 ? 3 : 1))
 
 KC_TEAM_REDUCE_CUSTOM(kt_team_minmax, kt_team, f, team, kt_minmax, kt_minmax,
                       acc, {
