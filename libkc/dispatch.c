@@ -214,6 +214,8 @@ static int launch(call c, kc_kernel *k, kc_launch *l) {
   const int tools = kc__tools_active;
   uint64_t kid = 0;
   int begun = 0;
+  if (kc__unlikely(kc__in_kernel))
+    return kc__nested(call_fn[c]);
   pthread_mutex_lock(&kc__rt.lock);
   int rc = ready(c, k);
   if (kc__unlikely(tools) && rc == 0) {

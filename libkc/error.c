@@ -71,6 +71,13 @@ int kc__noinit(const char *fn) {
                    "%s: kc is not initialized (call kc_init first)", fn);
 }
 
+int kc__nested(const char *fn) {
+  return kc__error(KC_EINVAL,
+                   "%s called from inside a kernel: kc launches and fences "
+                   "do not nest (use a team policy's nested loops instead)",
+                   fn);
+}
+
 /* KC_VERBOSE is read lazily and again at each kc_init, so that a program
  * (or a test) that sets it before initialising is heard. */
 static atomic_int verbose_level = -1;

@@ -198,6 +198,8 @@ int kc_finalize(void) {
 
 int kc_fence(void) {
   KC__CHECK_INIT("kc_fence");
+  if (kc__unlikely(kc__in_kernel))
+    return kc__nested("kc_fence");
   uint64_t fid = 0;
   if (kc__unlikely(kc__tools_active))
     kc__tools_begin_fence("kc_fence", &fid);
