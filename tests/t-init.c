@@ -183,6 +183,8 @@ int main(void) {
   do_work("first init");
   KC_CHECK_OK(kc_region_push("t-init region"));
   KC_CHECK_OK(kc_region_pop());
+  KC_CHECK_ERR(kc_region_pop(), KC_EINVAL); /* a pop without a push */
+  KC_CHECK_ERR(kc_region_push(NULL), KC_EINVAL);
 
   /* Reference counting: three more inits need three more finalizes. */
   for (int k = 0; k < 3; k++)
