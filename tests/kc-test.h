@@ -61,8 +61,9 @@ static atomic_int kc_test__failures;
 #define KC_TEST__UNUSED
 #endif
 
-static KC_TEST__UNUSED KC_TEST__PRINTF(3, 4) void kc_test__fail(
-    const char *file, int line, const char *fmt, ...) {
+static KC_TEST__UNUSED
+KC_TEST__PRINTF(3, 4) void kc_test__fail(const char *file, int line,
+                                         const char *fmt, ...) {
   va_list ap;
   atomic_fetch_add(&kc_test__failures, 1);
   fprintf(stdout, "%s:%d: check failed: ", file, line);
@@ -113,8 +114,8 @@ static KC_TEST__UNUSED int kc_test_done(void) {
 #define KC_TEST__STOP_IF_FAILED(before)                                        \
   do {                                                                         \
     if (kc_test_failures() != (before)) {                                      \
-      printf("FAIL: stopping at %s:%d (a required check failed)\n",           \
-             __FILE__, __LINE__);                                              \
+      printf("FAIL: stopping at %s:%d (a required check failed)\n", __FILE__,  \
+             __LINE__);                                                        \
       fflush(stdout);                                                          \
       exit(1);                                                                 \
     }                                                                          \
@@ -130,8 +131,8 @@ static KC_TEST__UNUSED int kc_test_done(void) {
   do {                                                                         \
     long long kc__a = (long long)(a), kc__b = (long long)(b);                  \
     if (!(kc__a op kc__b))                                                     \
-      kc_test__fail(__FILE__, __LINE__, "%s %s %s: %lld vs %lld", #a, #op,     \
-                    #b, kc__a, kc__b);                                         \
+      kc_test__fail(__FILE__, __LINE__, "%s %s %s: %lld vs %lld", #a, #op, #b, \
+                    kc__a, kc__b);                                             \
   } while (0)
 
 #define KC_CHECK_EQ_INT(a, b) KC_TEST__CMP_INT(a, ==, b)
@@ -154,7 +155,7 @@ static KC_TEST__UNUSED int kc_test_done(void) {
   do {                                                                         \
     double kc__a = (double)(a), kc__b = (double)(b), kc__t = (double)(tol);    \
     if (!(fabs(kc__a - kc__b) <= kc__t) &&                                     \
-        !(kc__a == kc__b)) /* equal infinities */                             \
+        !(kc__a == kc__b)) /* equal infinities */                              \
       kc_test__fail(__FILE__, __LINE__, "%s == %s (tol %g): %.17g vs %.17g",   \
                     #a, #b, kc__t, kc__a, kc__b);                              \
   } while (0)
@@ -223,12 +224,16 @@ static KC_TEST__UNUSED int kc_test__check_err(int rc, int want,
                                               const char *what,
                                               const char *file, int line) {
   if (rc != want)
-    kc_test__fail(file, line, "%s returned %d (%s), expected %d (%s); "
-                  "last error: %s", what, rc, kc_err_name(rc), want,
-                  kc_err_name(want), kc_last_error());
+    kc_test__fail(file, line,
+                  "%s returned %d (%s), expected %d (%s); "
+                  "last error: %s",
+                  what, rc, kc_err_name(rc), want, kc_err_name(want),
+                  kc_last_error());
   else if (kc_last_error() == NULL || kc_last_error()[0] == '\0')
-    kc_test__fail(file, line, "%s returned %s as expected but left "
-                  "kc_last_error() empty", what, kc_err_name(rc));
+    kc_test__fail(file, line,
+                  "%s returned %s as expected but left "
+                  "kc_last_error() empty",
+                  what, kc_err_name(rc));
   return rc;
 }
 
@@ -266,8 +271,8 @@ static KC_TEST__UNUSED int kc_test__check_err(int rc, int want,
       kc_test__fail(__FILE__, __LINE__,                                        \
                     "%s == %s: %lld of %lld elements differ, first at [%lld]:" \
                     " " fmt " vs " fmt,                                        \
-                    #got, #want, kc__bad, kc__n, kc__first,                    \
-                    kc__g[kc__first], kc__w[kc__first]);                       \
+                    #got, #want, kc__bad, kc__n, kc__first, kc__g[kc__first],  \
+                    kc__w[kc__first]);                                         \
   } while (0)
 #define KC_TEST__EQ(a, b) ((a) == (b))
 #define KC_CHECK_ARRAY_EQ_I32(got, want, n)                                    \
@@ -306,8 +311,8 @@ static KC_TEST__UNUSED void kc_test__print_info(void) {
     printf("# kc %s, backend %s (%s), %d thread%s, concurrency %d, "
            "device %d of %d: %s\n",
            kc_version(), KC_TEST__S(info.backend), KC_TEST__S(info.path),
-           info.num_threads, info.num_threads == 1 ? "" : "s",
-           info.concurrency, info.device, info.device_count, info.dev.name);
+           info.num_threads, info.num_threads == 1 ? "" : "s", info.concurrency,
+           info.device, info.device_count, info.dev.name);
   else
     printf("# kc_get_info failed: %s\n", kc_last_error());
   fflush(stdout);
@@ -373,9 +378,8 @@ static KC_TEST__UNUSED kc_info kc_test_info(void) {
 #define KC_TEST_KERNEL(name)                                                   \
   kc_test__kernel(KC_KERNEL(name), #name, __FILE__, __LINE__)
 
-static KC_TEST__UNUSED kc_kernel *kc_test__kernel(kc_kernel *k,
-                                                  const char *name,
-                                                  const char *file, int line) {
+static KC_TEST__UNUSED kc_kernel *
+kc_test__kernel(kc_kernel *k, const char *name, const char *file, int line) {
   if (k == NULL) {
     kc_kernel *byname = NULL;
     int rc = kc_kernel_get(name, &byname);
@@ -396,7 +400,6 @@ static KC_TEST__UNUSED void *kc_test_xmalloc(size_t n) {
   }
   return p;
 }
-
 
 /* ------------------------------------------- memory the kernels can use */
 

@@ -57,8 +57,8 @@ static void test_stats(void) {
             want.max = x[k];
         }
         snprintf(where, sizeof where,
-                 "stats over [%" PRId64 ", %" PRId64 "), schedule %d chunk %"
-                 PRId64,
+                 "stats over [%" PRId64 ", %" PRId64
+                 "), schedule %d chunk %" PRId64,
                  b, b + n, (int)scheds[sc].schedule, scheds[sc].chunk);
         int32_t *dx = kc_test_upload(x, (size_t)n * sizeof *x, "stats in");
         kt_xi32 f = {dx, b};
@@ -87,9 +87,13 @@ static void test_stats(void) {
 }
 
 static void test_vec3(void) {
-  static const kc_index ranges[][2] = {
-      {0, 0}, {3, 3}, {0, 1}, {-5, 6}, {0, 1000}, {17, 100017},
-      {-1000000, 1000001}};
+  static const kc_index ranges[][2] = {{0, 0},
+                                       {3, 3},
+                                       {0, 1},
+                                       {-5, 6},
+                                       {0, 1000},
+                                       {17, 100017},
+                                       {-1000000, 1000001}};
   for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
     for (size_t sc = 0; sc < NSCHED; sc++) {
       kc_index b = ranges[r][0], e = ranges[r][1];

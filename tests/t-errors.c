@@ -38,10 +38,10 @@ static void check_usable(const char *after) {
   kt_fill f = {dout, 0, 1, 5};
   int64_t sum = -1;
   const int failures = kc_test_failures();
-  KC_CHECK_OK(kc_parallel_for("usable", KC_TEST_KERNEL(kt_fill), &p, &f,
-                              sizeof f));
-  KC_CHECK_OK(kc_parallel_reduce("usable", KC_TEST_KERNEL(kt_sum_index), &p,
-                                 &f, sizeof f, &sum));
+  KC_CHECK_OK(
+      kc_parallel_for("usable", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f));
+  KC_CHECK_OK(kc_parallel_reduce("usable", KC_TEST_KERNEL(kt_sum_index), &p, &f,
+                                 sizeof f, &sum));
   KC_CHECK_EQ_INT(sum, N * (N - 1) / 2);
   int64_t *h = kc_test_download(dout, N * sizeof *h);
   int bad = 0;
@@ -96,11 +96,9 @@ static void test_dispatch_errors(void) {
       KC_EINVAL, "unknown policy kind");
   /* A reduction kernel launched as a for, a for as a reduction, a scan as
    * a reduction, a for kernel through kc_parallel_call. */
-  BAD(kc_parallel_for("x", KC_TEST_KERNEL(kt_sum_i64), &good, &fx,
-                      sizeof fx),
+  BAD(kc_parallel_for("x", KC_TEST_KERNEL(kt_sum_i64), &good, &fx, sizeof fx),
       KC_EINVAL, "reduce kernel to parallel_for");
-  BAD(kc_parallel_reduce("x", KC_TEST_KERNEL(kt_fill), &good, &f, sizeof f,
-                         &r),
+  BAD(kc_parallel_reduce("x", KC_TEST_KERNEL(kt_fill), &good, &f, sizeof f, &r),
       KC_EINVAL, "for kernel to parallel_reduce");
   BAD(kc_parallel_reduce("x", KC_TEST_KERNEL(kt_xscan_i64), &good, &fs,
                          sizeof fs, &r),
@@ -108,8 +106,8 @@ static void test_dispatch_errors(void) {
   BAD(kc_parallel_scan("x", KC_TEST_KERNEL(kt_sum_i64), &good, &fx, sizeof fx,
                        &r),
       KC_EINVAL, "reduce kernel to parallel_scan");
-  BAD(kc_parallel_call("x", KC_TEST_KERNEL(kt_fill), &good, 0, NULL),
-      KC_EINVAL, "for kernel to parallel_call");
+  BAD(kc_parallel_call("x", KC_TEST_KERNEL(kt_fill), &good, 0, NULL), KC_EINVAL,
+      "for kernel to parallel_call");
   BAD(kc_parallel_reduce("x", KC_TEST_KERNEL(kt_sum_index), &good, &fx,
                          sizeof fx, NULL),
       KC_EINVAL, "reduction without a result");

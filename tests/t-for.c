@@ -49,8 +49,8 @@ static void check_range(kc_index b, kc_index e, const sched *s) {
   KC_CHECK_OK(kc_memset(dhits, 0, (size_t)len * sizeof(int32_t)));
   KC_CHECK_OK(kc_parallel_for("t-for fill", KC_TEST_KERNEL(kt_fill), &p, &ff,
                               sizeof ff));
-  KC_CHECK_OK(kc_parallel_for(NULL, KC_TEST_KERNEL(kt_count), &p, &fc,
-                              sizeof fc));
+  KC_CHECK_OK(
+      kc_parallel_for(NULL, KC_TEST_KERNEL(kt_count), &p, &fc, sizeof fc));
 
   int64_t *fill = kc_test_download(dfill, (size_t)len * sizeof(int64_t));
   int32_t *hits = kc_test_download(dhits, (size_t)len * sizeof(int32_t));
@@ -76,9 +76,14 @@ static void check_range(kc_index b, kc_index e, const sched *s) {
 
 static void test_ranges(void) {
   static const kc_index ranges[][2] = {
-      {0, 0},   {5, 5},    {-3, -3},    {0, 1},    {0, 2},     {0, 3},
-      {0, 7},   {0, 31},   {0, 64},     {0, 1000}, {0, 1001},  {13, 1013},
-      {-50, 50}, {-7, -2}, {1, 65537},  {(kc_index)1 << 33, ((kc_index)1 << 33) + 99},
+      {0, 0},     {5, 5},
+      {-3, -3},   {0, 1},
+      {0, 2},     {0, 3},
+      {0, 7},     {0, 31},
+      {0, 64},    {0, 1000},
+      {0, 1001},  {13, 1013},
+      {-50, 50},  {-7, -2},
+      {1, 65537}, {(kc_index)1 << 33, ((kc_index)1 << 33) + 99},
       {0, 100003}};
   for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
     for (size_t s = 0; s < NSCHED; s++) {
@@ -98,8 +103,8 @@ static void test_large(void) {
     kc_policy p = kc_range_schedule(b, b + n, ss[s]->schedule, ss[s]->chunk);
     kt_fill f = {d, b, 1, -b};
     KC_CHECK_OK(kc_memset(d, 0xff, (size_t)n * sizeof(int64_t)));
-    KC_CHECK_OK(kc_parallel_for("large", KC_TEST_KERNEL(kt_fill), &p, &f,
-                                sizeof f));
+    KC_CHECK_OK(
+        kc_parallel_for("large", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f));
     int64_t *h = kc_test_download(d, (size_t)n * sizeof(int64_t));
     kc_index bad = 0, first = -1;
     for (kc_index k = 0; k < n; k++)
@@ -141,30 +146,30 @@ static void test_bad_policies(void) {
 
   KC_CHECK_OK(kc_memset(d, 0xff, 16 * sizeof(int64_t)));
   p = kc_range(10, 5);
-  KC_CHECK_ERR(kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f,
-                               sizeof f),
-               KC_ERANGE);
+  KC_CHECK_ERR(
+      kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f),
+      KC_ERANGE);
   p = kc_range(0, -1);
-  KC_CHECK_ERR(kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f,
-                               sizeof f),
-               KC_ERANGE);
+  KC_CHECK_ERR(
+      kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f),
+      KC_ERANGE);
   p = kc_range_schedule(0, 16, KC_SCHEDULE_STATIC, 0);
-  KC_CHECK_ERR(kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f,
-                               sizeof f),
-               KC_EINVAL);
+  KC_CHECK_ERR(
+      kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f),
+      KC_EINVAL);
   p = kc_range_schedule(0, 16, KC_SCHEDULE_DYNAMIC, 0);
-  KC_CHECK_ERR(kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f,
-                               sizeof f),
-               KC_EINVAL);
+  KC_CHECK_ERR(
+      kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f),
+      KC_EINVAL);
   /* A negative chunk other than KC_AUTO means nothing. */
   p = kc_range_schedule(0, 16, KC_SCHEDULE_DYNAMIC, -5);
-  KC_CHECK_ERR(kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f,
-                               sizeof f),
-               KC_EINVAL);
+  KC_CHECK_ERR(
+      kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f),
+      KC_EINVAL);
   p = kc_range_schedule(0, 16, (kc_schedule)42, KC_AUTO);
-  KC_CHECK_ERR(kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f,
-                               sizeof f),
-               KC_EINVAL);
+  KC_CHECK_ERR(
+      kc_parallel_for("bad", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f),
+      KC_EINVAL);
   /* Nothing ran. */
   {
     int64_t *h = kc_test_download(d, 16 * sizeof(int64_t));
@@ -174,8 +179,8 @@ static void test_bad_policies(void) {
   }
   /* And a good launch works afterwards. */
   p = kc_range(0, 16);
-  KC_CHECK_OK(kc_parallel_for("good", KC_TEST_KERNEL(kt_fill), &p, &f,
-                              sizeof f));
+  KC_CHECK_OK(
+      kc_parallel_for("good", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f));
   {
     int64_t *h = kc_test_download(d, 16 * sizeof(int64_t));
     for (int k = 0; k < 16; k++)
@@ -195,11 +200,11 @@ static void test_bad_arguments(void) {
   KC_CHECK_ERR(kc_parallel_for("null functor", KC_TEST_KERNEL(kt_fill), &p,
                                NULL, sizeof f),
                KC_EINVAL);
-  KC_CHECK_ERR(kc_parallel_for("null policy", KC_TEST_KERNEL(kt_fill), NULL,
-                               &f, sizeof f),
+  KC_CHECK_ERR(kc_parallel_for("null policy", KC_TEST_KERNEL(kt_fill), NULL, &f,
+                               sizeof f),
                KC_EINVAL);
-  KC_CHECK_OK(kc_parallel_for("no functor", KC_TEST_KERNEL(kt_nothing), &p,
-                              NULL, 0));
+  KC_CHECK_OK(
+      kc_parallel_for("no functor", KC_TEST_KERNEL(kt_nothing), &p, NULL, 0));
   KC_CHECK_OK(kc_fence());
 }
 
@@ -213,12 +218,12 @@ static void test_functor_copy(void) {
   int64_t *d2 = kc_test_dalloc(N * sizeof(int64_t), "copy2");
   kc_policy p = kc_range(0, N);
   kt_fill f = {d1, 0, 1, 100};
-  KC_CHECK_OK(kc_parallel_for("copy1", KC_TEST_KERNEL(kt_fill), &p, &f,
-                              sizeof f));
+  KC_CHECK_OK(
+      kc_parallel_for("copy1", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f));
   f.out = d2;
   f.offset = 200;
-  KC_CHECK_OK(kc_parallel_for("copy2", KC_TEST_KERNEL(kt_fill), &p, &f,
-                              sizeof f));
+  KC_CHECK_OK(
+      kc_parallel_for("copy2", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f));
   memset(&f, 0, sizeof f); /* the launches must not read it any more */
   int64_t *h1 = kc_test_download(d1, N * sizeof(int64_t));
   int64_t *h2 = kc_test_download(d2, N * sizeof(int64_t));
@@ -249,8 +254,7 @@ static void test_big_functor(void) {
     sum += f->c[k];
   }
   kc_policy p = kc_range(0, N);
-  KC_CHECK_OK(kc_parallel_for("big", KC_TEST_KERNEL(kt_big), &p, f,
-                              sizeof *f));
+  KC_CHECK_OK(kc_parallel_for("big", KC_TEST_KERNEL(kt_big), &p, f, sizeof *f));
   memset(f, 0, sizeof *f);
   int64_t *h = kc_test_download(d, N * sizeof(int64_t));
   int64_t *w = kc_test_xmalloc(N * sizeof(int64_t));
@@ -277,8 +281,8 @@ static void test_axpy(void) {
   kc_policy p = kc_range(0, N);
   kt_axpy f = {2.0, dx, dy};
   for (int r = 0; r < 3; r++)
-    KC_CHECK_OK(kc_parallel_for("axpy", KC_TEST_KERNEL(kt_axpy), &p, &f,
-                                sizeof f));
+    KC_CHECK_OK(
+        kc_parallel_for("axpy", KC_TEST_KERNEL(kt_axpy), &p, &f, sizeof f));
   double *h = kc_test_download(dy, N * sizeof(double));
   for (int k = 0; k < N; k++)
     y[k] = 1.0 + 3 * 2.0 * x[k];

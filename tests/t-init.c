@@ -45,12 +45,12 @@ static void check_uninitialized(const char *when) {
   KC_CHECK_ERR(kc_mirror_create(&m, 16, "x"), KC_ENOINIT);
   KC_CHECK_ERR(kc_parallel_for("x", KC_KERNEL(kt_fill), &pol, &f, sizeof f),
                KC_ENOINIT);
-  KC_CHECK_ERR(kc_parallel_reduce("x", KC_KERNEL(kt_sum_index), &pol, &f,
-                                  sizeof f, &r),
-               KC_ENOINIT);
-  KC_CHECK_ERR(kc_parallel_scan("x", KC_KERNEL(kt_sum_index), &pol, &f,
-                                sizeof f, &r),
-               KC_ENOINIT);
+  KC_CHECK_ERR(
+      kc_parallel_reduce("x", KC_KERNEL(kt_sum_index), &pol, &f, sizeof f, &r),
+      KC_ENOINIT);
+  KC_CHECK_ERR(
+      kc_parallel_scan("x", KC_KERNEL(kt_sum_index), &pol, &f, sizeof f, &r),
+      KC_ENOINIT);
   KC_CHECK_ERR(kc_parallel_call("x", KC_KERNEL(kt_fill), &pol, 0, NULL),
                KC_ENOINIT);
   KC_CHECK_ERR(kc_region_push("x"), KC_ENOINIT);
@@ -146,8 +146,8 @@ static void do_work(const char *when) {
   const int failures = kc_test_failures();
   KC_REQUIRE_OK(kc_malloc((void **)&d, N * sizeof *d, KC_SPACE_DEVICE, "w"));
   kt_fill f = {d, 0, 2, 1};
-  KC_CHECK_OK(kc_parallel_for("work", KC_TEST_KERNEL(kt_fill), &p, &f,
-                              sizeof f));
+  KC_CHECK_OK(
+      kc_parallel_for("work", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f));
   KC_CHECK_OK(kc_parallel_reduce("work", KC_TEST_KERNEL(kt_sum_index), &p, &f,
                                  sizeof f, &sum));
   KC_CHECK_EQ_INT(sum, (int64_t)N * (N - 1) / 2);

@@ -22,10 +22,10 @@
 
 #include "kc-test.h"
 
-static const char *tp_dir;      /* test plugins */
-static const char *real_path;   /* the real plugins' directories */
-static const char *built;       /* "serial threads openmp cuda" */
-static char tmpdir[PATH_MAX];   /* files made by this test */
+static const char *tp_dir;    /* test plugins */
+static const char *real_path; /* the real plugins' directories */
+static const char *built;     /* "serial threads openmp cuda" */
+static char tmpdir[PATH_MAX]; /* files made by this test */
 static char stderr_file[PATH_MAX + 16];
 
 static int is_built(const char *name) {
@@ -195,8 +195,8 @@ static void sc_misnamed(void) {
 static void sc_badly_named_file(void) {
   char path[PATH_MAX + 32], msg[2 * PATH_MAX + 512];
   snprintf(path, sizeof path, "%s/future.so", tmpdir);
-  snprintf(msg, sizeof msg,
-           "%s: a plugin file must be named libkc-<name>.so", path);
+  snprintf(msg, sizeof msg, "%s: a plugin file must be named libkc-<name>.so",
+           path);
   set_env(path, NULL);
   expect_refusal(KC_EPLUGIN, msg);
 }
@@ -348,8 +348,9 @@ static const char *auto_expected(void) {
       return "cuda";
     }
   }
-  return is_built("openmp") ? "openmp" : is_built("threads") ? "threads"
-                                                             : "serial";
+  return is_built("openmp")    ? "openmp"
+         : is_built("threads") ? "threads"
+                               : "serial";
 }
 
 static void sc_auto(void) {
@@ -430,9 +431,9 @@ static void sc_bad_environment(void) {
 
 /* Every refusal in a row in one process, then a good init. */
 static void sc_all_in_one_process(void) {
-  static const char *const broken[] = {"bogus",    "notso", "nosym",
-                                       "badabi",   "misnamed", "nodev",
-                                       "initfail", "/nonexistent/libkc-x.so"};
+  static const char *const broken[] = {
+      "bogus",    "notso", "nosym",    "badabi",
+      "misnamed", "nodev", "initfail", "/nonexistent/libkc-x.so"};
   char dirs[2 * PATH_MAX + 2];
   snprintf(dirs, sizeof dirs, "%s:%s", tp_dir, tmpdir);
   for (int round = 0; round < 3; round++)
@@ -502,8 +503,8 @@ static int run_scenario(const scenario *s) {
     return 0;
   }
   if (WIFSIGNALED(st)) {
-    KC_FAIL("%s: the process died of signal %d (%s); its stderr:\n%s",
-            s->name, WTERMSIG(st), strsignal(WTERMSIG(st)), captured());
+    KC_FAIL("%s: the process died of signal %d (%s); its stderr:\n%s", s->name,
+            WTERMSIG(st), strsignal(WTERMSIG(st)), captured());
     return 0;
   }
   if (WEXITSTATUS(st) != 0) {
@@ -545,7 +546,8 @@ int main(void) {
   /* The files this test makes: a text file named like a plugin, a real
    * plugin under a name that is not libkc-<name>.so, the stderr capture. */
   const char *t = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/kc-t-loader-XXXXXX", t && *t ? t : "/tmp");
+  snprintf(tmpdir, sizeof tmpdir, "%s/kc-t-loader-XXXXXX",
+           t && *t ? t : "/tmp");
   if (!mkdtemp(tmpdir)) {
     printf("ERROR: mkdtemp(%s): %s\n", tmpdir, strerror(errno));
     return KC_TEST_HARD_ERROR;

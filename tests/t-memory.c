@@ -35,7 +35,7 @@ static void test_records(void) {
         continue;
       KC_CHECK_NE_PTR(p, NULL);
       KC_CHECK_EQ_INT((uintptr_t)p % 64, 0); /* documented for host spaces */
-      label[0] = 'X'; /* the label was copied */
+      label[0] = 'X';                        /* the label was copied */
       memset(&ai, 0, sizeof ai);
       if (KC_CHECK_OK(kc_pointer_info(p, &ai)) == 0) {
         KC_CHECK_EQ_PTR(ai.base, p);
@@ -254,8 +254,7 @@ static void test_memset(void) {
     KC_CHECK_OK(kc_memcpy(back, p, N));
     size_t bad = 0;
     for (size_t k = 0; k < N; k++) {
-      unsigned char w =
-          k == N - 1 ? 0x02 : (k >= 100 && k < 133) ? 0x01 : 0xab;
+      unsigned char w = k == N - 1 ? 0x02 : (k >= 100 && k < 133) ? 0x01 : 0xab;
       bad += back[k] != w;
     }
     KC_CHECK_EQ_UINT(bad, 0);
@@ -311,8 +310,8 @@ static void test_many(void) {
   for (int k = 0; k < M; k++) {
     char label[32];
     snprintf(label, sizeof label, "many %d", k);
-    KC_REQUIRE_OK(kc_malloc(&p[k], (size_t)(k % 97) * 8 + 1,
-                            spaces[k % NSPACES], label));
+    KC_REQUIRE_OK(
+        kc_malloc(&p[k], (size_t)(k % 97) * 8 + 1, spaces[k % NSPACES], label));
   }
   for (int k = 0; k < M; k++) {
     kc_alloc_info ai;

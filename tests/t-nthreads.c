@@ -120,8 +120,7 @@ static int in_child(int n) {
     return 1;
   }
   if (WIFSIGNALED(st)) {
-    KC_FAIL("KC_NUM_THREADS=%d: the child died of signal %d", n,
-            WTERMSIG(st));
+    KC_FAIL("KC_NUM_THREADS=%d: the child died of signal %d", n, WTERMSIG(st));
     return 1;
   }
   return WEXITSTATUS(st);

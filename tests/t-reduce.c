@@ -31,8 +31,8 @@ KC_KERNEL_DECLARE(kt_min_index);
 KC_KERNEL_DECLARE(kt_fill);
 
 typedef enum op { SUM, PROD, MIN, MAX, MINLOC, MAXLOC, NOPS } op;
-static const char *const op_names[] = {"sum",    "prod",   "min",
-                                       "max",    "minloc", "maxloc"};
+static const char *const op_names[] = {"sum", "prod",   "min",
+                                       "max", "minloc", "maxloc"};
 
 typedef enum vt { I32, I64, F32, F64, NTYPES } vt;
 static const char *const vt_names[] = {"int32", "int64", "float", "double"};
@@ -40,9 +40,8 @@ static const size_t vt_size[] = {4, 8, 4, 8};
 
 static kc_kernel *kernel_of(op o, vt t) {
 #define KT_ROW(s, ty)                                                          \
-  {KC_KERNEL(kt_sum_##s),    KC_KERNEL(kt_prod_##s),                           \
-   KC_KERNEL(kt_min_##s),    KC_KERNEL(kt_max_##s),                            \
-   KC_KERNEL(kt_minloc_##s), KC_KERNEL(kt_maxloc_##s)},
+  {KC_KERNEL(kt_sum_##s), KC_KERNEL(kt_prod_##s),   KC_KERNEL(kt_min_##s),     \
+   KC_KERNEL(kt_max_##s), KC_KERNEL(kt_minloc_##s), KC_KERNEL(kt_maxloc_##s)},
   kc_kernel *table[NTYPES][NOPS] = {KT_TYPES(KT_ROW)};
   if (table[t][o] == NULL) {
     KC_FAIL("kernel kt_%s_%s is not registered", op_names[o], vt_names[t]);
@@ -72,10 +71,18 @@ static void *typed_copy(const double *x, kc_index n, vt t) {
   void *p = kc_test_xmalloc((size_t)n * vt_size[t]);
   for (kc_index k = 0; k < n; k++)
     switch (t) {
-    case I32: ((int32_t *)p)[k] = (int32_t)x[k]; break;
-    case I64: ((int64_t *)p)[k] = (int64_t)x[k]; break;
-    case F32: ((float *)p)[k] = (float)x[k]; break;
-    default: ((double *)p)[k] = x[k]; break;
+    case I32:
+      ((int32_t *)p)[k] = (int32_t)x[k];
+      break;
+    case I64:
+      ((int64_t *)p)[k] = (int64_t)x[k];
+      break;
+    case F32:
+      ((float *)p)[k] = (float)x[k];
+      break;
+    default:
+      ((double *)p)[k] = x[k];
+      break;
     }
   return p;
 }
@@ -83,24 +90,31 @@ static void *typed_copy(const double *x, kc_index n, vt t) {
 /* The expected value of op over x[0..n) at absolute indices b + k, as a
  * double and a location.  For an empty range the caller checks the
  * identity instead. */
-static void expected(op o, const double *x, kc_index n, kc_index b,
-                     double *val, kc_index *loc) {
+static void expected(op o, const double *x, kc_index n, kc_index b, double *val,
+                     kc_index *loc) {
   double v = o == PROD ? 1 : 0;
   kc_index l = -1;
   for (kc_index k = 0; k < n; k++) {
     double e = elem(x, k);
     switch (o) {
-    case SUM: v += e; break;
-    case PROD: v *= e; break;
+    case SUM:
+      v += e;
+      break;
+    case PROD:
+      v *= e;
+      break;
     case MIN:
     case MINLOC:
-      if (k == 0 || e < v) v = e, l = b + k;
+      if (k == 0 || e < v)
+        v = e, l = b + k;
       break;
     case MAX:
     case MAXLOC:
-      if (k == 0 || e > v) v = e, l = b + k;
+      if (k == 0 || e > v)
+        v = e, l = b + k;
       break;
-    default: break;
+    default:
+      break;
     }
   }
   *val = v;
@@ -114,26 +128,30 @@ static void unpack(const value *r, op o, vt t, double *val, kc_index *loc) {
   switch (t) {
   case I32:
     *val = isloc ? r->li32.val : r->i32;
-    if (isloc) *loc = r->li32.loc;
+    if (isloc)
+      *loc = r->li32.loc;
     break;
   case I64:
     *val = (double)(isloc ? r->li64.val : r->i64);
-    if (isloc) *loc = r->li64.loc;
+    if (isloc)
+      *loc = r->li64.loc;
     break;
   case F32:
     *val = isloc ? r->lf32.val : r->f32;
-    if (isloc) *loc = r->lf32.loc;
+    if (isloc)
+      *loc = r->lf32.loc;
     break;
   default:
     *val = isloc ? r->lf64.val : r->f64;
-    if (isloc) *loc = r->lf64.loc;
+    if (isloc)
+      *loc = r->lf64.loc;
     break;
   }
 }
 
 static size_t result_size(op o, vt t) {
   if (o == MINLOC || o == MAXLOC)
-    return t == I32 ? sizeof(kc_loc_int32)
+    return t == I32   ? sizeof(kc_loc_int32)
            : t == I64 ? sizeof(kc_loc_int64)
            : t == F32 ? sizeof(kc_loc_float)
                       : sizeof(kc_loc_double);
@@ -145,8 +163,10 @@ static size_t result_size(op o, vt t) {
  * data); integers have one answer. */
 static int is_identity(op o, vt t, double v) {
   switch (o) {
-  case SUM: return v == 0;
-  case PROD: return v == 1;
+  case SUM:
+    return v == 0;
+  case PROD:
+    return v == 1;
   case MIN:
   case MINLOC:
     return t == I32   ? v == INT32_MAX
@@ -210,8 +230,7 @@ static int run_case(op o, vt t, kc_index b, kc_index n, const sched *s,
 
   /* 1: a host variable; the call blocks until it is stored. */
   memset(&host, 0x5a, sizeof host);
-  if (KC_CHECK_OK(kc_parallel_reduce(label, k, &p, &f, sizeof f, &host)) ==
-      0) {
+  if (KC_CHECK_OK(kc_parallel_reduce(label, k, &p, &f, sizeof f, &host)) == 0) {
     unpack(&host, o, t, &got, &gotloc);
     if (n == 0) {
       if (!is_identity(o, t, got))
@@ -227,8 +246,7 @@ static int run_case(op o, vt t, kc_index b, kc_index n, const sched *s,
   /* 2: a kc allocation in device space, asynchronous until kc_fence. */
   void *dres = kc_test_dalloc(rs, "reduce result");
   KC_CHECK_OK(kc_memset(dres, 0x5a, rs));
-  if (KC_CHECK_OK(kc_parallel_reduce(label, k, &p, &f, sizeof f, dres)) ==
-      0) {
+  if (KC_CHECK_OK(kc_parallel_reduce(label, k, &p, &f, sizeof f, dres)) == 0) {
     KC_CHECK_OK(kc_fence());
     memset(&fromdev, 0, sizeof fromdev);
     KC_CHECK_OK(kc_memcpy(&fromdev, dres, rs));
@@ -240,8 +258,8 @@ static int run_case(op o, vt t, kc_index b, kc_index n, const sched *s,
     KC_INFO("  ... %s over [%" PRId64 ", %" PRId64
             ") schedule %s chunk %" PRId64 ": want %.17g at %" PRId64,
             label, b, b + n,
-            s->schedule == KC_SCHEDULE_STATIC ? "static" : "dynamic",
-            s->chunk, want, wantloc);
+            s->schedule == KC_SCHEDULE_STATIC ? "static" : "dynamic", s->chunk,
+            want, wantloc);
   KC_CHECK_OK(kc_free(dx));
   free(hx);
   free(x);
@@ -266,8 +284,8 @@ static void test_builtins(void) {
             /* chunk 1 on the largest size only costs time */
             if (sizes[si] > 5000 && scheds[sc].chunk == 1 && bi > 0)
               continue;
-            bad += !run_case((op)o, (vt)t, begins[bi], sizes[si],
-                             &scheds[sc], seed++);
+            bad += !run_case((op)o, (vt)t, begins[bi], sizes[si], &scheds[sc],
+                             seed++);
           }
       KC_INFO("%-6s %-6s %s", op_names[o], vt_names[t], bad ? "FAILED" : "ok");
     }
@@ -281,8 +299,8 @@ static void test_result_in_kc_host_memory(void) {
   kc_policy p = kc_range(0, 1000);
   KC_REQUIRE_OK(kc_malloc((void **)&r, sizeof *r, KC_SPACE_HOST, "result"));
   *r = -1;
-  KC_CHECK_OK(kc_parallel_reduce("host alloc", KC_TEST_KERNEL(kt_sum_index),
-                                 &p, &f, sizeof f, r));
+  KC_CHECK_OK(kc_parallel_reduce("host alloc", KC_TEST_KERNEL(kt_sum_index), &p,
+                                 &f, sizeof f, r));
   KC_CHECK_OK(kc_fence());
   KC_CHECK_EQ_INT(*r, 999 * 1000 / 2);
   KC_CHECK_OK(kc_free(r));
@@ -299,16 +317,16 @@ static void test_large(void) {
   for (size_t bi = 0; bi < 3; bi++)
     for (size_t sc = 0; sc < 3; sc++) {
       kc_index b = begins[bi], e = b + n;
-      kc_policy p = kc_range_schedule(b, e, scheds[sc].schedule,
-                                      scheds[sc].chunk);
+      kc_policy p =
+          kc_range_schedule(b, e, scheds[sc].schedule, scheds[sc].chunk);
       int64_t v = 0;
       if (KC_CHECK_OK(kc_parallel_reduce("sum index",
                                          KC_TEST_KERNEL(kt_sum_index), &p, &f,
                                          sizeof f, &v)) == 0)
         KC_CHECK_EQ_INT(v, (b + e - 1) * n / 2);
       if (KC_CHECK_OK(kc_parallel_reduce("count",
-                                         KC_TEST_KERNEL(kt_count_index), &p,
-                                         &f, sizeof f, &v)) == 0)
+                                         KC_TEST_KERNEL(kt_count_index), &p, &f,
+                                         sizeof f, &v)) == 0)
         KC_CHECK_EQ_INT(v, n);
       if (KC_CHECK_OK(kc_parallel_reduce("max index",
                                          KC_TEST_KERNEL(kt_max_index), &p, &f,
@@ -329,8 +347,8 @@ static void test_many_async(void) {
   kt_xi64 f = {NULL, 0};
   for (int r = 0; r < R; r++) {
     kc_policy p = kc_range(0, 1000 + r);
-    KC_CHECK_OK(kc_parallel_reduce("many", KC_TEST_KERNEL(kt_sum_index), &p,
-                                   &f, sizeof f, d + r));
+    KC_CHECK_OK(kc_parallel_reduce("many", KC_TEST_KERNEL(kt_sum_index), &p, &f,
+                                   sizeof f, d + r));
   }
   int64_t *h = kc_test_download(d, R * sizeof(int64_t));
   for (int r = 0; r < R; r++)
@@ -344,16 +362,16 @@ static void test_bad(void) {
   kt_xi64 f = {NULL, 0};
   kc_policy p = kc_range(0, 10);
   int64_t v = 0;
-  KC_CHECK_ERR(kc_parallel_reduce("no result", KC_TEST_KERNEL(kt_sum_index),
-                                  &p, &f, sizeof f, NULL),
+  KC_CHECK_ERR(kc_parallel_reduce("no result", KC_TEST_KERNEL(kt_sum_index), &p,
+                                  &f, sizeof f, NULL),
                KC_EINVAL);
   KC_CHECK_ERR(kc_parallel_reduce("null kernel", NULL, &p, &f, sizeof f, &v),
                KC_EINVAL);
   KC_CHECK_ERR(kc_parallel_reduce("null functor", KC_TEST_KERNEL(kt_sum_index),
                                   &p, NULL, sizeof f, &v),
                KC_EINVAL);
-  KC_CHECK_ERR(kc_parallel_reduce("for kernel", KC_TEST_KERNEL(kt_fill), &p,
-                                  &f, sizeof f, &v),
+  KC_CHECK_ERR(kc_parallel_reduce("for kernel", KC_TEST_KERNEL(kt_fill), &p, &f,
+                                  sizeof f, &v),
                KC_EINVAL);
   KC_CHECK_ERR(kc_parallel_for("reduce kernel", KC_TEST_KERNEL(kt_sum_index),
                                &p, &f, sizeof f),

@@ -290,8 +290,8 @@ static void *register_many(void *arg) {
 static void test_concurrent_registration(void) {
   pthread_t th[REG_THREADS];
   for (int t = 0; t < REG_THREADS; t++)
-    KC_REQUIRE(pthread_create(&th[t], NULL, register_many,
-                              (void *)(intptr_t)t) == 0);
+    KC_REQUIRE(
+        pthread_create(&th[t], NULL, register_many, (void *)(intptr_t)t) == 0);
   for (int t = 0; t < REG_THREADS; t++)
     pthread_join(th[t], NULL);
   KC_CHECK_EQ_INT(atomic_load(&contested_wins), 1);
@@ -301,8 +301,8 @@ static void test_concurrent_registration(void) {
       char name[32];
       kc_kernel *h = NULL;
       snprintf(name, sizeof name, "tr_mt_%d_%d", t, k);
-      missing += kc_kernel_get(name, &h) != 0 ||
-                 strcmp(kc_kernel_name(h), name) != 0;
+      missing +=
+          kc_kernel_get(name, &h) != 0 || strcmp(kc_kernel_name(h), name) != 0;
     }
   KC_CHECK_EQ_INT(missing, 0);
 }
@@ -324,14 +324,14 @@ static void check_tiling(kc_index b, kc_index e, kc_index chunk,
       break;
     }
     if (calls[c].b != at || calls[c].e <= calls[c].b) {
-      KC_FAIL("call %d is [%" PRId64 ", %" PRId64 "), expected to start at %"
-              PRId64 " and be non-empty",
+      KC_FAIL("call %d is [%" PRId64 ", %" PRId64
+              "), expected to start at %" PRId64 " and be non-empty",
               c, calls[c].b, calls[c].e, at);
       break;
     }
     if (chunk != KC_AUTO && calls[c].e - calls[c].b > chunk) {
-      KC_FAIL("call [%" PRId64 ", %" PRId64 ") is longer than the chunk %"
-              PRId64,
+      KC_FAIL("call [%" PRId64 ", %" PRId64
+              ") is longer than the chunk %" PRId64,
               calls[c].b, calls[c].e, chunk);
       break;
     }
@@ -343,8 +343,8 @@ static void check_tiling(kc_index b, kc_index e, kc_index chunk,
 }
 
 static void test_host_calls(int nthreads) {
-  static const kc_index ranges[][2] = {{0, 1}, {0, 5},       {3, 1003},
-                                       {-9, 9}, {0, 1000000}};
+  static const kc_index ranges[][2] = {
+      {0, 1}, {0, 5}, {3, 1003}, {-9, 9}, {0, 1000000}};
   static const struct {
     kc_schedule s;
     kc_index chunk;
@@ -361,8 +361,8 @@ static void test_host_calls(int nthreads) {
       kc_index b = ranges[r][0], e = ranges[r][1];
       kc_policy p = kc_range_schedule(b, e, scheds[s].s, scheds[s].chunk);
       log_reset();
-      if (KC_CHECK_OK(kc_parallel_for(scheds[s].name, k_for, &p, &f,
-                                      sizeof f)) != 0)
+      if (KC_CHECK_OK(
+              kc_parallel_for(scheds[s].name, k_for, &p, &f, sizeof f)) != 0)
         continue;
       check_tiling(b, e, scheds[s].chunk, scheds[s].name);
       /* Chunks, not indices: a static launch without a chunk size makes
@@ -431,9 +431,9 @@ static void test_scan_protocol(void) {
           if (x->b != at || y->b != at || x->e != y->e || x->final != 0 ||
               y->final != 1 || y->acc_in != prefix) {
             KC_FAIL("scan calls %d, %d: [%" PRId64 ", %" PRId64 ") final %d "
-                    "and [%" PRId64 ", %" PRId64 ") final %d with acc %"
-                    PRId64 "; expected [%" PRId64 ", ...) final 0 then 1, acc %"
-                    PRId64,
+                    "and [%" PRId64 ", %" PRId64 ") final %d with acc %" PRId64
+                    "; expected [%" PRId64
+                    ", ...) final 0 then 1, acc %" PRId64,
                     k, k + 1, x->b, x->e, x->final, y->b, y->e, y->final,
                     y->acc_in, at, prefix);
             break;

@@ -34,11 +34,10 @@ typedef struct sched {
 } sched;
 
 static kc_kernel *scan_kernel(kind k, int inclusive) {
-  kc_kernel *t[NKINDS][2] = {
-      {KC_KERNEL(kt_xscan_i32), KC_KERNEL(kt_iscan_i32)},
-      {KC_KERNEL(kt_xscan_i64), KC_KERNEL(kt_iscan_i64)},
-      {KC_KERNEL(kt_xscan_f64), KC_KERNEL(kt_iscan_f64)},
-      {KC_KERNEL(kt_xscan_mc), KC_KERNEL(kt_iscan_mc)}};
+  kc_kernel *t[NKINDS][2] = {{KC_KERNEL(kt_xscan_i32), KC_KERNEL(kt_iscan_i32)},
+                             {KC_KERNEL(kt_xscan_i64), KC_KERNEL(kt_iscan_i64)},
+                             {KC_KERNEL(kt_xscan_f64), KC_KERNEL(kt_iscan_f64)},
+                             {KC_KERNEL(kt_xscan_mc), KC_KERNEL(kt_iscan_mc)}};
   if (!t[k][inclusive]) {
     KC_FAIL("scan kernel for %s (%s) is not registered", kind_names[k],
             inclusive ? "inclusive" : "exclusive");
@@ -50,9 +49,15 @@ static kc_kernel *scan_kernel(kind k, int inclusive) {
 /* Stores element k of the input as the kind's type. */
 static void put_in(kind k, void *in, kc_index j, int64_t v) {
   switch (k) {
-  case I32: ((int32_t *)in)[j] = (int32_t)v; break;
-  case I64: ((int64_t *)in)[j] = v; break;
-  default: ((double *)in)[j] = (double)v; break;
+  case I32:
+    ((int32_t *)in)[j] = (int32_t)v;
+    break;
+  case I64:
+    ((int64_t *)in)[j] = v;
+    break;
+  default:
+    ((double *)in)[j] = (double)v;
+    break;
   }
 }
 
@@ -61,9 +66,15 @@ static void put_in(kind k, void *in, kc_index j, int64_t v) {
 static void put_want(kind k, void *want, kc_index j, int64_t sum, double max,
                      int64_t npos) {
   switch (k) {
-  case I32: ((int32_t *)want)[j] = (int32_t)sum; break;
-  case I64: ((int64_t *)want)[j] = sum; break;
-  case F64: ((double *)want)[j] = (double)sum; break;
+  case I32:
+    ((int32_t *)want)[j] = (int32_t)sum;
+    break;
+  case I64:
+    ((int64_t *)want)[j] = sum;
+    break;
+  case F64:
+    ((double *)want)[j] = (double)sum;
+    break;
   default: {
     kt_maxcount m = {max, npos};
     ((kt_maxcount *)want)[j] = m;
@@ -113,17 +124,25 @@ static int run_case(kind k, int inclusive, kc_index b, kc_index n,
   memset(&total, 0x6c, sizeof total);
   memset(&wtotal, 0, sizeof wtotal);
   switch (k) {
-  case I32: wtotal.i32 = (int32_t)sum; break;
-  case I64: wtotal.i64 = sum; break;
-  case F64: wtotal.f64 = (double)sum; break;
-  default: wtotal.mc.max = max; wtotal.mc.npos = npos; break;
+  case I32:
+    wtotal.i32 = (int32_t)sum;
+    break;
+  case I64:
+    wtotal.i64 = sum;
+    break;
+  case F64:
+    wtotal.f64 = (double)sum;
+    break;
+  default:
+    wtotal.mc.max = max;
+    wtotal.mc.npos = npos;
+    break;
   }
 
   void *dtotal = NULL;
   if (total_to == 1)
     dtotal = kc_test_dalloc(sizeof total, "scan total");
-  int rc = kc_parallel_scan(label, scan_kernel(k, inclusive), &p, &f,
-                            sizeof f,
+  int rc = kc_parallel_scan(label, scan_kernel(k, inclusive), &p, &f, sizeof f,
                             total_to == 0 ? (void *)&total : dtotal);
   KC_CHECK_OK(rc);
   if (rc == 0) {
@@ -173,11 +192,13 @@ static int run_case(kind k, int inclusive, kc_index b, kc_index n,
   free(in);
   free(want);
   if (kc_test_failures() != failures)
-    KC_INFO("  ... %s over [%" PRId64 ", %" PRId64 ") schedule %s chunk %" PRId64
-            ", total to %s",
+    KC_INFO("  ... %s over [%" PRId64 ", %" PRId64
+            ") schedule %s chunk %" PRId64 ", total to %s",
             label, b, b + n,
             s->schedule == KC_SCHEDULE_STATIC ? "static" : "dynamic", s->chunk,
-            total_to == 0 ? "host" : total_to == 1 ? "kc memory" : "NULL");
+            total_to == 0   ? "host"
+            : total_to == 1 ? "kc memory"
+                            : "NULL");
   return kc_test_failures() == failures;
 }
 
@@ -202,8 +223,8 @@ static void test_scans(void) {
                              (int)(seed % 3), seed);
             seed++;
           }
-      KC_INFO("%-8s %s scan %s", kind_names[k],
-              inc ? "inclusive" : "exclusive", bad ? "FAILED" : "ok");
+      KC_INFO("%-8s %s scan %s", kind_names[k], inc ? "inclusive" : "exclusive",
+              bad ? "FAILED" : "ok");
     }
 }
 
@@ -240,8 +261,9 @@ static void test_large(void) {
       /* total only (no output) */
       f.out = NULL;
       total = -1;
-      KC_CHECK_OK(kc_parallel_scan("large total", KC_TEST_KERNEL(kt_xscan_index),
-                                   &p, &f, sizeof f, &total));
+      KC_CHECK_OK(kc_parallel_scan("large total",
+                                   KC_TEST_KERNEL(kt_xscan_index), &p, &f,
+                                   sizeof f, &total));
       KC_CHECK_EQ_INT(total, (b + e - 1) * n / 2);
     }
   KC_CHECK_OK(kc_free(d));

@@ -41,10 +41,9 @@ static void one_round(worker *w, int r) {
     fail(w, "kc_malloc", rc);
     return;
   }
-  kc_policy p = kc_range_schedule(0, n,
-                                  r % 2 ? KC_SCHEDULE_DYNAMIC
-                                        : KC_SCHEDULE_STATIC,
-                                  r % 3 ? KC_AUTO : 16);
+  kc_policy p =
+      kc_range_schedule(0, n, r % 2 ? KC_SCHEDULE_DYNAMIC : KC_SCHEDULE_STATIC,
+                        r % 3 ? KC_AUTO : 16);
   kt_fill f = {d, 0, 1, w->id * 100000};
   if ((rc = kc_parallel_for("thread fill", KC_KERNEL(kt_fill), &p, &f,
                             sizeof f)) != 0)
@@ -60,8 +59,8 @@ static void one_round(worker *w, int r) {
   int64_t *dres = NULL;
   if ((rc = kc_malloc((void **)&dres, sizeof *dres, KC_SPACE_DEVICE, "r")) ==
       0) {
-    if ((rc = kc_parallel_reduce("thread sum", KC_KERNEL(kt_sum_index), &p,
-                                 &fx, sizeof fx, dres)) != 0)
+    if ((rc = kc_parallel_reduce("thread sum", KC_KERNEL(kt_sum_index), &p, &fx,
+                                 sizeof fx, dres)) != 0)
       fail(w, "kc_parallel_reduce to kc memory", rc);
     if ((rc = kc_fence()) != 0)
       fail(w, "kc_fence", rc);

@@ -33,9 +33,7 @@ KC_REDUCE_CUSTOM(kt_stats, kt_xi32, f, i, kt_stats, kt_stats, acc, {
     acc.max = x;
 });
 
-KC_REDUCER_IDENTITY(kt_vec3, kt_vec3, v) {
-  v->v[0] = v->v[1] = v->v[2] = 0;
-}
+KC_REDUCER_IDENTITY(kt_vec3, kt_vec3, v) { v->v[0] = v->v[1] = v->v[2] = 0; }
 KC_REDUCER_JOIN(kt_vec3, kt_vec3, dst, src) {
   for (int d = 0; d < 3; d++)
     dst->v[d] += src->v[d];

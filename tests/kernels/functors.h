@@ -1,6 +1,6 @@
-/* Functor structs shared by the conformance kernels (the .kc.c files of tests/kernels/)
- * and the test programs that launch them.  Plain C structs of device
- * pointers and scalars, as kernel.h wants: no kc.h types, so the file is
+/* Functor structs shared by the conformance kernels (the .kc.c files of
+ * tests/kernels/) and the test programs that launch them.  Plain C structs of
+ * device pointers and scalars, as kernel.h wants: no kc.h types, so the file is
  * also valid under a CUDA compiler. */
 #ifndef KC_TEST_FUNCTORS_H
 #define KC_TEST_FUNCTORS_H
