@@ -119,7 +119,12 @@ run_check() {
   row "$label" "$(counts "$build/tests/test-suite.log") ($((SECONDS - t0)) s)"
   results_of "$build/check-make.log" | grep -E '^(FAIL|ERROR)' | head -n 30
 }
-step_check() { run_check "make check (cuda)" TESTS="$(cuda_tests) cuda-probe"; }
+step_check() {
+  run_check "make check (cuda)" TESTS="$(cuda_tests) cuda-probe"
+  # Every CUDA test's own log (what passing tests printed too).
+  mkdir -p "$OUT/cuda-logs"
+  cp "$build"/tests/*.cuda.log "$OUT/cuda-logs/" 2>/dev/null
+}
 step_fullcheck() { run_check "make check (all)"; }
 
 # The CUDA tests of the suite (conformance *.cuda stubs and cuda-*.cuda).
