@@ -23,6 +23,9 @@
  *     A functor too large for the parameter space (see
  *     KC_CUDA_MAX_PARAM_BYTES) gets a one-byte placeholder parameter in
  *     <name>__kcp, which traps if launched; the plugin then uses <name>__kcg.
+ *     MD and team kernels take kc_cuda_md_args / kc_cuda_team_args (which
+ *     begin with a kc_cuda_args) as their first parameter instead; see
+ *     the second half of this file.
  *   - each entry loops grid-stride over [a.begin, a.end).
  *
  * Reductions: each thread accumulates into a private `acc` (initialised to
@@ -161,7 +164,8 @@ __constant__ __align__(256) __attribute__((used)) unsigned char
 }
 #endif
 
-/* Dynamic shared memory of reductions and scans (blockDim.x values). */
+/* Dynamic shared memory: 1-D reductions' and scans' blockDim.x values;
+ * a team's level-0 scratch. */
 extern __shared__ __align__(16) unsigned char kc__cuda_smem[];
 
 /* ------------------------------------------------------ value plumbing */
