@@ -146,14 +146,23 @@ typedef struct kc__no_return_in_kernel_body {
 /* `f` in a chunk function: a local copy of a small functor (its fields are
  * then provably loop invariant), else the restrict parameter `kc__fp`.
  * The size test is a constant: the compiler keeps one branch.  memcpy,
- * not assignment, so a functor with const members compiles too. */
+ * not assignment, so a functor with const members compiles too.  A launch
+ * with no functor (kc.h allows NULL with size 0) passes kc__fp == NULL:
+ * memcpy from NULL is undefined even though such a body never reads `f`,
+ * so the local is zeroed instead (one test before the loop; `f` still
+ * points at the local, so the loop compiles as before, and the local is
+ * set on both paths, which gcc's -Wmaybe-uninitialized wants). */
 #ifndef KC_HOST_FUNCTOR_COPY_MAX
 #define KC_HOST_FUNCTOR_COPY_MAX 256
 #endif
 #define KC__FUNCTOR_LOCAL(ftype, f)                                            \
   ftype kc__fl;                                                                \
-  if (sizeof(ftype) <= KC_HOST_FUNCTOR_COPY_MAX)                               \
-    __builtin_memcpy(&kc__fl, kc__fp, sizeof(ftype));                          \
+  if (sizeof(ftype) <= KC_HOST_FUNCTOR_COPY_MAX) {                             \
+    if (__builtin_expect(kc__fp != NULL, 1))                                   \
+      __builtin_memcpy(&kc__fl, kc__fp, sizeof(ftype));                        \
+    else                                                                       \
+      __builtin_memset(&kc__fl, 0, sizeof(ftype));                             \
+  }                                                                            \
   const ftype *const f =                                                       \
       sizeof(ftype) <= KC_HOST_FUNCTOR_COPY_MAX ? &kc__fl : kc__fp;            \
   (void)f
