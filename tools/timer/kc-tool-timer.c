@@ -344,6 +344,13 @@ static int by_name(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
+/* A table that never grew has e == NULL, and qsort's pointer must not be
+ * NULL even for zero elements (UBSan stops the program there). */
+static void table_sort(struct table *t) {
+  if (t->n > 1)
+    qsort(t->e, t->n, sizeof *t->e, by_total);
+}
+
 static void report(FILE *out, double elapsed) {
   fprintf(out, "kc-tool-timer: %.6f s from init to finalize", elapsed);
   if (backend[0])
@@ -352,7 +359,7 @@ static void report(FILE *out, double elapsed) {
     fprintf(out, ", device %s", device);
   fputc('\n', out);
 
-  qsort(kernels.e, kernels.n, sizeof *kernels.e, by_total);
+  table_sort(&kernels);
   double ktotal = 0.0;
   uint64_t kcalls = 0;
   for (size_t i = 0; i < kernels.n; i++) {
@@ -373,7 +380,7 @@ static void report(FILE *out, double elapsed) {
           ktotal, kcalls, elapsed > 0.0 ? 100.0 * ktotal / elapsed : 0.0,
           elapsed);
 
-  qsort(regions.e, regions.n, sizeof *regions.e, by_total);
+  table_sort(&regions);
   fprintf(out, "regions by total time:\n");
   fprintf(out, "  %12s %10s %12s  %s\n", "total_s", "calls", "avg_us", "name");
   for (size_t i = 0; i < regions.n; i++) {
