@@ -234,29 +234,4 @@
 
 #include <kc/atomic.h>
 
-/* A device expansion that predates the multi-dimensional, team and chunk
- * macros (kernel_cuda.h defines KC_CUDA_HAS_MODEL once it has them): those
- * kernels are left out of the PTX, so they are host-only and the CUDA
- * backend reports the missing entry at launch.  Nested-loop macros only
- * occur inside such kernels' bodies and need no stand-in. */
-#if (defined(__CUDACC__) || defined(__CUDA_ARCH__)) &&                         \
-    !defined(KC_CUDA_HAS_MODEL)
-#define KC_MDFOR(name, ...)
-#define KC_MDREDUCE_SUM(name, ...)
-#define KC_MDREDUCE_PROD(name, ...)
-#define KC_MDREDUCE_MIN(name, ...)
-#define KC_MDREDUCE_MAX(name, ...)
-#define KC_MDREDUCE_CUSTOM(name, ...)
-#define KC_TEAM(name, ...)
-#define KC_TEAM_REDUCE_SUM(name, ...)
-#define KC_TEAM_REDUCE_PROD(name, ...)
-#define KC_TEAM_REDUCE_MIN(name, ...)
-#define KC_TEAM_REDUCE_MAX(name, ...)
-#define KC_TEAM_REDUCE_CUSTOM(name, ...)
-#define KC_FOR_CHUNKS(name, ...)
-#define KC_TEAM_SCRATCH_SIZE(name, ftype, f, level, team_size)                 \
-  static inline size_t kc__unused_scratch_##name(const ftype *f, int level,    \
-                                                 int team_size)
-#endif
-
 #endif /* KC_KERNEL_H */
