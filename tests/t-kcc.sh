@@ -8,6 +8,11 @@
 #
 # The PTX checks need the configured PTX compiler; without one they are
 # reported as skipped here and the host-only checks still run.
+#
+# Every program built here is compiled and linked with the build's CFLAGS
+# and LDFLAGS (KC_BUILD_CFLAGS, KC_BUILD_LDFLAGS from kcc-test.env): in a
+# sanitizer build libkc is instrumented, and a program linked without the
+# sanitizer's runtime cannot load it.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
 
 fails=0
@@ -84,11 +89,12 @@ cat >Makefile <<EOF
 KCC = $KCC
 CC = $CC
 CPPFLAGS = -Iinc '-DSK_OFFSET=(2 + 3)' $KC_CPPFLAGS
-CFLAGS = -O2 -Wall -Wextra -Werror
+CFLAGS = $KC_BUILD_CFLAGS -O2 -Wall -Wextra -Werror
+LDFLAGS = $KC_BUILD_LDFLAGS
 LDLIBS = -L$KC_LIBDIR -Wl,-rpath,$KC_LIBDIR -lkc
 
 prog: main.o k.kc.o
-	\$(CC) -o \$@ main.o k.kc.o \$(LDLIBS)
+	\$(CC) \$(CFLAGS) \$(LDFLAGS) -o \$@ main.o k.kc.o \$(LDLIBS)
 
 %.kc.o: %.kc.c
 	\$(KCC) \$(CPPFLAGS) \$(CFLAGS) -MMD -MP -c \$< -o \$@
@@ -225,8 +231,8 @@ host_only() { # host_only WHAT OBJECT ENV-ASSIGNMENT... -- KCC-ARGS...
     shift
   done
   shift
-  if env $envs $KCC -Iinc '-DSK_OFFSET=(2 + 3)' $KC_CPPFLAGS -O2 "$@" \
-    -c k.kc.c -o "$obj" 2>host.err; then
+  if env $envs $KCC -Iinc '-DSK_OFFSET=(2 + 3)' $KC_CPPFLAGS \
+    $KC_BUILD_CFLAGS -O2 "$@" -c k.kc.c -o "$obj" 2>host.err; then
     :
   else
     fail "$what: kcc failed"
@@ -234,8 +240,8 @@ host_only() { # host_only WHAT OBJECT ENV-ASSIGNMENT... -- KCC-ARGS...
     return
   fi
   nm_has_ptx "$obj" && fail "$what: $obj embeds PTX"
-  $CC -o "$obj.prog" main.o "$obj" -L"$KC_LIBDIR" -Wl,-rpath,"$KC_LIBDIR" \
-    -lkc || fail "$what: link failed"
+  $CC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS -o "$obj.prog" main.o "$obj" \
+    -L"$KC_LIBDIR" -Wl,-rpath,"$KC_LIBDIR" -lkc || fail "$what: link failed"
   run_prog "$obj.prog" 4 "$what: the host-only object works"
 }
 
@@ -268,28 +274,31 @@ else
 fi
 
 # A plain C compiler builds the same file host-only.
-if $CC -Iinc '-DSK_OFFSET=(2 + 3)' $KC_CPPFLAGS -O2 -Wall -Wextra -Werror \
-  -c k.kc.c -o plain.o; then
+if $CC -Iinc '-DSK_OFFSET=(2 + 3)' $KC_CPPFLAGS $KC_BUILD_CFLAGS -O2 -Wall \
+  -Wextra -Werror -c k.kc.c -o plain.o; then
   nm_has_ptx plain.o && fail "plain cc object embeds PTX"
-  $CC -o plain.prog main.o plain.o -L"$KC_LIBDIR" -Wl,-rpath,"$KC_LIBDIR" \
-    -lkc || fail "plain cc: link failed"
+  $CC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS -o plain.prog main.o plain.o \
+    -L"$KC_LIBDIR" -Wl,-rpath,"$KC_LIBDIR" -lkc || fail "plain cc: link failed"
   run_prog plain.prog 4 "plain cc: host-only kernels work"
 else
   fail "plain cc cannot compile k.kc.c"
 fi
 
 # ----------------------------------------------------- link mode, shared
-if $KCC -Iinc '-DSK_OFFSET=(2 + 3)' $KC_CPPFLAGS -O2 k.kc.c main.c \
-  -o linked -L"$KC_LIBDIR" -Wl,-rpath,"$KC_LIBDIR" -lkc; then
+if $KCC -Iinc '-DSK_OFFSET=(2 + 3)' $KC_CPPFLAGS $KC_BUILD_CFLAGS -O2 \
+  $KC_BUILD_LDFLAGS k.kc.c main.c -o linked -L"$KC_LIBDIR" \
+  -Wl,-rpath,"$KC_LIBDIR" -lkc; then
   run_prog linked 4 "kcc compiles and links in one command"
 else
   fail "kcc link mode failed"
 fi
 
-if $KCC -Iinc '-DSK_OFFSET=(2 + 3)' $KC_CPPFLAGS -O2 -fPIC -c k.kc.c \
-  -o pic.o && $CC -shared -o libsk.so pic.o -L"$KC_LIBDIR" -lkc &&
-  $CC -o shared.prog main.o -L. -lsk -L"$KC_LIBDIR" \
-    -Wl,-rpath,"$work:$KC_LIBDIR" -lkc; then
+if $KCC -Iinc '-DSK_OFFSET=(2 + 3)' $KC_CPPFLAGS $KC_BUILD_CFLAGS -O2 -fPIC \
+  -c k.kc.c -o pic.o &&
+  $CC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS -shared -o libsk.so pic.o \
+    -L"$KC_LIBDIR" -lkc &&
+  $CC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS -o shared.prog main.o -L. -lsk \
+    -L"$KC_LIBDIR" -Wl,-rpath,"$work:$KC_LIBDIR" -lkc; then
   run_prog shared.prog 4 "kernels in a shared library register at load"
 else
   fail "building or linking a shared library of kernels failed"
