@@ -29,27 +29,36 @@
  *   - each entry loops grid-stride over [a.begin, a.end).
  *
  * Reductions: each thread accumulates into a private `acc` (initialised to
- * the reducer's identity) over its indices (grid-stride for the built-in
+ * the reducer's identity) over its indices: grid-stride for the built-in
  * reducers, whose joins commute; for a custom reducer, which need only be
- * associative, a contiguous part of the block's chunk of a.chunk indices),
- * the block combines the threads' values in thread
- * order in dynamic shared memory (blockDim.x * sizeof(value) bytes), block 0
- * ... G-1 write their value to a.partials[blockIdx.x], and the last block to
- * finish (a.counter, a last-block-done counter the plugin keeps at 0 between
- * launches) combines the partials in block order and stores the result at
- * a.result (a device-accessible pointer: a kc allocation or the plugin's
- * mapped pinned slot).  Joins are applied in index order, so a custom
- * reducer needs only associativity, not commutativity.
+ * associative, block b takes the chunk [begin + b*chunk, +chunk) and walks
+ * it in index order with coalesced accesses (each warp a contiguous part,
+ * in steps where lane l takes KC_CUDA_ORDERED_RUN consecutive indices; the
+ * lanes' values joined in lane order after each step, see
+ * kc__ordered_total).  The block combines its values in thread order (warp
+ * shuffles, then the warps' values through the dynamic shared memory),
+ * blocks 0 ... G-1 write their value to a.partials[blockIdx.x], and the
+ * last block to finish (a.counter, a last-block-done counter the plugin
+ * keeps at 0 between launches) combines the partials in block order and
+ * stores the result at a.result (a device-accessible pointer: a kc
+ * allocation or the plugin's mapped pinned slot).  Joins are applied in
+ * index order, so a custom reducer needs only associativity, not
+ * commutativity.
  *
  * Scans (two launches of the same entry): a.pass = 0 runs the body with
  * final = 0 over each block's contiguous chunk [begin + b*chunk, +chunk)
- * (each thread a contiguous sub-range), stores the block's total in
- * a.partials[b]; the last block turns a.partials into an exclusive scan in
- * place and stores the grand total at a.result (if not NULL).  a.pass = 1
- * re-runs each chunk: per-thread totals (final = 0), an exclusive scan of
- * them across the block, then the body again with final = 1 and acc holding
- * the prefix before the index.  The plugin launches both passes with the
- * same grid, block and a.chunk.
+ * (built-in sum: strided over the block's threads; custom: the ordered
+ * walk above), stores the block's total in a.partials[b]; the last block
+ * turns a.partials into an exclusive scan in place and stores the grand
+ * total at a.result (if not NULL).  a.pass = 1 walks each chunk in tiles of
+ * blockDim.x * KC_CUDA_ORDERED_RUN indices, thread t taking
+ * KC_CUDA_ORDERED_RUN consecutive ones of each: per-thread totals (final =
+ * 0), an exclusive scan of them across the block on top of the prefix
+ * before the tile, then the body again with final = 1 and acc holding the
+ * prefix before the index.  The plugin launches both passes with the same
+ * grid, block and a.chunk.  1-D reductions and scans need blockDim.x *
+ * sizeof(value) bytes of dynamic shared memory, which the plugin gives them
+ * (they use 2 values per warp).
  *
  * The module's staging region: every PTX module built from this header
  * carries one `.const` array, KC_CUDA_STAGING_SYMBOL, of
@@ -164,8 +173,8 @@ __constant__ __align__(256) __attribute__((used)) unsigned char
 }
 #endif
 
-/* Dynamic shared memory: 1-D reductions' and scans' blockDim.x values;
- * a team's level-0 scratch. */
+/* Dynamic shared memory: 1-D reductions' and scans' blockDim.x values (of
+ * which they use 2 per warp); a team's level-0 scratch. */
 extern __shared__ __align__(16) unsigned char kc__cuda_smem[];
 
 /* ------------------------------------------------------ value plumbing */
@@ -269,44 +278,153 @@ struct kc__op_maxloc : kc__op_builtin {
 
 /* ---------------------------------------------------- block primitives */
 
-/* Combines s[0 .. n) (one value per thread, n <= blockDim.x) in index
- * order into s[0].  Adjacent pairs, so the join needs no commutativity. */
-template <class V, class Op>
-__device__ __forceinline__ void kc__block_reduce(V *s, unsigned n) {
-  for (unsigned w = 1; w < n; w <<= 1) {
-    unsigned t = 2 * w * threadIdx.x;
-    if (t + w < n)
-      Op::join(&s[t], &s[t + w]);
-    __syncthreads();
-  }
+/* Indices one thread takes side by side in each step of an ordered walk
+ * (custom reductions, scans; see the drivers).  A warp then covers 32 *
+ * KC_CUDA_ORDERED_RUN consecutive indices per step: small enough that its
+ * loads and stores stay close to coalesced, large enough to spread the
+ * per-step shuffles and barrier over a few indices.  A power of two; may be
+ * set with -DKC_CUDA_ORDERED_RUN=n (it changes no ABI). */
+#ifndef KC_CUDA_ORDERED_RUN
+#define KC_CUDA_ORDERED_RUN 4
+#endif
+
+/* This thread's index in its block (x fastest) and the block's size. */
+__device__ __forceinline__ unsigned kc__tid() {
+  return threadIdx.y * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ unsigned kc__nthreads() {
+  return blockDim.x * blockDim.y;
 }
 
-/* Exclusive scan of s[0 .. blockDim.x) in place (Hillis-Steele, left
- * operand first); returns the block's total to every thread. */
-template <class V, class Op>
-__device__ __forceinline__ V kc__block_exscan(V *s, const kc_cuda_args &a) {
-  const unsigned t = threadIdx.x, n = blockDim.x;
-  for (unsigned w = 1; w < n; w <<= 1) {
-    V v = s[t];
-    if (t >= w) {
-      V l = s[t - w];
-      Op::join(&l, &v);
-      v = l;
-    }
-    __syncthreads();
-    s[t] = v;
-    __syncthreads();
+/* Lanes of this warp that exist (a block's last warp may be partial): their
+ * number and their mask. */
+__device__ __forceinline__ unsigned kc__warp_lanes() {
+  const unsigned left = kc__nthreads() - (kc__tid() & ~31u);
+  return left >= 32 ? 32u : left;
+}
+__device__ __forceinline__ unsigned kc__warp_mask() {
+  const unsigned left = kc__nthreads() - (kc__tid() & ~31u);
+  return left >= 32 ? 0xffffffffu : (1u << left) - 1u;
+}
+
+/* The lanes of this team thread's vector (blockDim.x consecutive lanes of
+ * one warp: the vector length is a power of two up to 32). */
+__device__ __forceinline__ unsigned kc__vector_mask() {
+  const unsigned vl = blockDim.x;
+  if (vl >= 32)
+    return 0xffffffffu;
+  return ((1u << vl) - 1u) << ((kc__tid() & 31u) & ~(vl - 1u));
+}
+
+template <class V> struct kc__words {
+  enum { n = (sizeof(V) + 3) / 4 };
+};
+template <class V>
+__device__ __forceinline__ V kc__shfl(V v, int src, unsigned mask, int width) {
+  unsigned w[kc__words<V>::n];
+  w[kc__words<V>::n - 1] = 0;
+  memcpy(w, &v, sizeof(V));
+#pragma unroll
+  for (int k = 0; k < kc__words<V>::n; k++)
+    w[k] = __shfl_sync(mask, w[k], src, width);
+  memcpy(&v, w, sizeof(V));
+  return v;
+}
+template <class V>
+__device__ __forceinline__ V kc__shfl_down(V v, unsigned off, unsigned mask,
+                                           int width) {
+  unsigned w[kc__words<V>::n];
+  w[kc__words<V>::n - 1] = 0;
+  memcpy(w, &v, sizeof(V));
+#pragma unroll
+  for (int k = 0; k < kc__words<V>::n; k++)
+    w[k] = __shfl_down_sync(mask, w[k], off, width);
+  memcpy(&v, w, sizeof(V));
+  return v;
+}
+template <class V>
+__device__ __forceinline__ V kc__shfl_up(V v, unsigned off, unsigned mask,
+                                         int width) {
+  unsigned w[kc__words<V>::n];
+  w[kc__words<V>::n - 1] = 0;
+  memcpy(w, &v, sizeof(V));
+#pragma unroll
+  for (int k = 0; k < kc__words<V>::n; k++)
+    w[k] = __shfl_up_sync(mask, w[k], off, width);
+  memcpy(&v, w, sizeof(V));
+  return v;
+}
+
+/* Joins the values of this warp's lanes in lane order (ordered pairs of
+ * neighbours, so associativity suffices); the result is in lane 0, the
+ * other lanes hold partial joins.  No barrier; every lane must call it. */
+template <class V, class Op> __device__ __forceinline__ V kc__warp_join(V v) {
+  const unsigned lane = kc__tid() & 31u, wn = kc__warp_lanes();
+  const unsigned mask = kc__warp_mask();
+  /* All five steps, unrolled: in a partial warp the extra ones join
+   * nothing. */
+#pragma unroll
+  for (unsigned off = 1; off < 32; off <<= 1) {
+    V o = kc__shfl_down(v, off, mask, 32);
+    if ((lane & (2 * off - 1)) == 0 && lane + off < wn)
+      Op::join(&v, &o);
   }
-  V total = s[n - 1];
-  V ex;
-  if (t == 0)
-    Op::ident(&ex, a);
-  else
-    ex = s[t - 1];
+  return v;
+}
+
+/* Joins lane 0's value of every warp in warp order and returns the result
+ * to every thread.  `slots`: one value per warp of shared memory.  One
+ * barrier, after the writes: a caller that reuses `slots` needs another
+ * barrier first.  Every thread of the block must call it. */
+template <class V, class Op>
+__device__ __forceinline__ V kc__warps_join(V v, V *slots) {
+  const unsigned tid = kc__tid(), nw = (kc__nthreads() + 31) >> 5;
+  if ((tid & 31u) == 0)
+    slots[tid >> 5] = v;
   __syncthreads();
-  s[t] = ex;
+  V r = slots[0];
+  for (unsigned k = 1; k < nw; k++)
+    Op::join(&r, &slots[k]);
+  return r;
+}
+
+/* One step of a block-wide scan in thread order: v is this thread's value;
+ * returns *carry joined with the values of the threads before this one,
+ * and sets *carry (the same in every thread) to *carry joined with all of
+ * them.  Lanes by shuffles (left operand first), then the warps' totals
+ * through `slots` (one value per warp of shared memory).  One barrier:
+ * consecutive steps must alternate between two `slots` arrays (a thread
+ * writes step s+2's slot only after every thread has passed step s+1's
+ * barrier, hence finished reading step s's).  Every thread must call it. */
+template <class V, class Op>
+__device__ __forceinline__ V kc__block_scan_step(V v, V *carry, V *slots) {
+  const unsigned tid = kc__tid(), lane = tid & 31u, warp = tid >> 5;
+  const unsigned nw = (kc__nthreads() + 31) >> 5, wn = kc__warp_lanes();
+  const unsigned mask = kc__warp_mask();
+#pragma unroll
+  for (unsigned off = 1; off < 32; off <<= 1) { /* lane < wn: all needed */
+    V y = kc__shfl_up(v, off, mask, 32);
+    if (lane >= off) {
+      Op::join(&y, &v);
+      v = y;
+    }
+  }
+  V ex = kc__shfl_up(v, 1, mask, 32);
+  if (lane == wn - 1)
+    slots[warp] = v;
   __syncthreads();
-  return total;
+  V pre = *carry;
+#pragma unroll 1
+  for (unsigned k = 0; k < warp; k++)
+    Op::join(&pre, &slots[k]);
+  V next = pre;
+#pragma unroll 1
+  for (unsigned k = warp; k < nw; k++)
+    Op::join(&next, &slots[k]);
+  if (lane != 0)
+    Op::join(&pre, &ex);
+  *carry = next;
+  return pre;
 }
 
 /* True in exactly one block: the last to call it.  Orders this block's
@@ -321,12 +439,14 @@ __device__ __forceinline__ bool kc__last_block(unsigned int *counter) {
   return last;
 }
 
-/* Block-level sequential scan of vals[0 .. n) in place (exclusive), in index
- * order, by the whole block: thread t owns a contiguous sub-range.  Returns
- * the total.  Used by the last block on the partials. */
+/* Exclusive scan of vals[0 .. n) in place, in index order, by the whole
+ * (last) block: thread t loads a contiguous sub-range (all its loads in
+ * flight at once: the values sit in L2), the threads' totals are scanned
+ * with kc__block_scan_step, then each thread writes its sub-range.  The
+ * total goes to a.result (if not NULL).  Uses the dynamic shared memory;
+ * the caller has passed a barrier since it last read it. */
 template <class V, class Op>
 __device__ void kc__partials_exscan(V *vals, unsigned n, const kc_cuda_args &a) {
-  V *s = (V *)kc__cuda_smem;
   const unsigned t = threadIdx.x, per = (n + blockDim.x - 1) / blockDim.x;
   const unsigned lo = min(n, t * per), hi = min(n, lo + per);
   V acc;
@@ -335,10 +455,9 @@ __device__ void kc__partials_exscan(V *vals, unsigned n, const kc_cuda_args &a) 
     V v = kc__load_cg(&vals[k]);
     Op::join(&acc, &v);
   }
-  s[t] = acc;
-  __syncthreads();
-  V total = kc__block_exscan<V, Op>(s, a);
-  acc = s[t];
+  V total;
+  Op::ident(&total, a);
+  acc = kc__block_scan_step<V, Op>(acc, &total, (V *)kc__cuda_smem);
   for (unsigned k = lo; k < hi; k++) {
     V v = kc__load_cg(&vals[k]);
     vals[k] = acc;
@@ -350,19 +469,72 @@ __device__ void kc__partials_exscan(V *vals, unsigned n, const kc_cuda_args &a) 
 
 /* ------------------------------------------------------------- drivers */
 
-/* This thread's contiguous part [*lo, *hi) of its block's chunk
- * [begin + blockIdx.x * chunk, +chunk) (ordered reductions, scans). */
-__device__ __forceinline__ void kc__thread_range(const kc_cuda_args &a,
-                                                 kc_index *lo, kc_index *hi) {
-  const kc_index cb = a.begin + (kc_index)blockIdx.x * a.chunk;
-  const kc_index ce = cb + a.chunk < a.end ? cb + a.chunk : a.end;
-  const kc_index per = (a.chunk + blockDim.x - 1) / blockDim.x;
-  kc_index l = cb + (kc_index)threadIdx.x * per, h = l + per;
-  *lo = l < ce ? l : ce;
-  *hi = h < ce ? h : ce;
+#define KC__DEV static __device__ __forceinline__
+
+/* Block b's chunk of an ordered launch: [*cb, *ce) = [begin + b * chunk,
+ * +chunk) within [begin, end); empty (*cb == *ce) past the end. */
+__device__ __forceinline__ void kc__block_chunk(const kc_cuda_args &a,
+                                                kc_index *cb, kc_index *ce) {
+  kc_index b = a.begin + (kc_index)blockIdx.x * a.chunk;
+  if (b > a.end)
+    b = a.end;
+  *cb = b;
+  *ce = a.end - b > a.chunk ? b + a.chunk : a.end;
 }
 
-#define KC__DEV static __device__ __forceinline__
+/* Runs R::run(f, i, acc) for i in [lo, min(lo + KC_CUDA_ORDERED_RUN, end)).
+ * A whole run is unrolled without tests, so that the compiler can issue
+ * its loads together (a test between them would make each wait for the
+ * one before); only the last run of a chunk takes the guarded path. */
+template <class R, class F, class V>
+__device__ __forceinline__ void kc__run_k(const F *f, kc_index lo,
+                                          kc_index end, V &acc) {
+  const kc_index K = KC_CUDA_ORDERED_RUN;
+  if (end - lo >= K) {
+#pragma unroll
+    for (kc_index k = 0; k < K; k++)
+      R::run(f, lo + k, acc);
+  } else {
+    for (kc_index i = lo; i < end; i++)
+      R::run(f, i, acc);
+  }
+}
+
+/* The ordered walk of a block's chunk [cb, ce) when only its total is
+ * needed (custom reductions, a scan's first pass): warp w takes the w-th
+ * of the warps' contiguous parts (a multiple of 32 * KC_CUDA_ORDERED_RUN
+ * indices long), and walks it in steps of lanes * KC_CUDA_ORDERED_RUN
+ * indices, lane l taking KC_CUDA_ORDERED_RUN consecutive ones; each step's
+ * lane values are joined in lane order (kc__warp_join) onto lane 0's carry.
+ * So a warp's accesses per step are one contiguous span and every join is
+ * in index order, with no barrier.  Returns the warp's value in lane 0 (the
+ * warps' values, in warp order, make up the chunk's).  R::run(f, i, acc)
+ * runs the body for index i. */
+template <class V, class Op, class R, class F>
+__device__ __forceinline__ V kc__ordered_total(const kc_cuda_args &a,
+                                               const F *f, kc_index cb,
+                                               kc_index ce) {
+  const kc_index K = KC_CUDA_ORDERED_RUN;
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const unsigned nw = (blockDim.x + 31) >> 5;
+  kc_index part = (ce - cb + nw - 1) / nw;
+  part = (part + 32 * K - 1) / (32 * K) * (32 * K);
+  const kc_index wlo = ce - cb > (kc_index)warp * part ? cb + warp * part : ce;
+  const kc_index whi = ce - wlo > part ? wlo + part : ce;
+  const kc_index step = (kc_index)kc__warp_lanes() * K;
+  V carry;
+  Op::ident(&carry, a);
+  for (kc_index s = wlo; s < whi; s += step) {
+    const kc_index lo = s + (kc_index)lane * K;
+    V v;
+    Op::ident(&v, a);
+    kc__run_k<R>(f, lo, whi, v);
+    v = kc__warp_join<V, Op>(v);
+    if (lane == 0)
+      Op::join(&carry, &v);
+  }
+  return carry;
+}
 
 template <class F, class B> struct kc__for_drv {
   KC__DEV void run(const kc_cuda_args &a, const F *f) {
@@ -377,34 +549,32 @@ template <class F, class B> struct kc__for_drv {
 
 template <class F, class V, class Op, class B> struct kc__reduce_drv {
   KC__DEV void run(const kc_cuda_args &a, const F *f) {
-    V *s = (V *)kc__cuda_smem;
+    V *slots = (V *)kc__cuda_smem;
     V acc;
-    Op::ident(&acc, a);
     if (!Op::ordered) {
       /* Built-in joins are commutative (MINLOC/MAXLOC break ties by index),
        * so threads may cover interleaved indices: coalesced loads. */
+      Op::ident(&acc, a);
       const kc_index stride = (kc_index)blockDim.x * gridDim.x;
       for (kc_index i = a.begin + (kc_index)blockIdx.x * blockDim.x +
                         threadIdx.x;
            i < a.end; i += stride)
         B::run(f, i, acc);
+      acc = kc__warp_join<V, Op>(acc);
     } else {
       /* A custom join need only be associative: block b takes the chunk
-       * [begin + b*chunk, +chunk), thread t a contiguous part of it, and
-       * every join below combines neighbours left to right. */
-      kc_index lo, hi;
-      kc__thread_range(a, &lo, &hi);
-      for (kc_index i = lo; i < hi; i++)
-        B::run(f, i, acc);
+       * [begin + b*chunk, +chunk), walked in index order. */
+      kc_index cb, ce;
+      kc__block_chunk(a, &cb, &ce);
+      acc = kc__ordered_total<V, Op, B>(a, f, cb, ce);
     }
-    s[threadIdx.x] = acc;
-    __syncthreads();
-    kc__block_reduce<V, Op>(s, blockDim.x);
+    acc = kc__warps_join<V, Op>(acc, slots);
     if (threadIdx.x == 0)
-      ((V *)a.partials)[blockIdx.x] = s[0];
+      ((V *)a.partials)[blockIdx.x] = acc;
     if (!kc__last_block(a.counter))
       return;
-    /* The last block: combine the partials in block order. */
+    /* The last block: combine the partials in block order (each thread a
+     * contiguous part, then the threads in order). */
     const unsigned n = gridDim.x, t = threadIdx.x;
     const unsigned per = (n + blockDim.x - 1) / blockDim.x;
     const unsigned lo = min(n, t * per), hi = min(n, lo + per);
@@ -413,12 +583,11 @@ template <class F, class V, class Op, class B> struct kc__reduce_drv {
       V v = kc__load_cg(&((const V *)a.partials)[k]);
       Op::join(&acc, &v);
     }
-    s[t] = acc;
-    __syncthreads();
-    kc__block_reduce<V, Op>(s, blockDim.x);
+    acc = kc__warp_join<V, Op>(acc);
+    acc = kc__warps_join<V, Op>(acc, slots);
     if (t == 0) {
       if (a.result)
-        kc__store_result((V *)a.result, s[0]);
+        kc__store_result((V *)a.result, acc);
       *a.counter = 0;
     }
   }
@@ -426,22 +595,41 @@ template <class F, class V, class Op, class B> struct kc__reduce_drv {
   KC__DEV void param(const kc_cuda_args &, const kc__nopar &) { __trap(); }
 };
 
+/* A scan body with final = 0 / 1, called as R::run(f, i, acc). */
+template <class B> struct kc__scan_total {
+  template <class F, class V>
+  KC__DEV void run(const F *f, kc_index i, V &acc) {
+    B::run(f, i, acc, 0);
+  }
+};
+template <class B> struct kc__scan_final {
+  template <class F, class V>
+  KC__DEV void run(const F *f, kc_index i, V &acc) {
+    B::run(f, i, acc, 1);
+  }
+};
+
 template <class F, class V, class Op, class B> struct kc__scan_drv {
   KC__DEV void run(const kc_cuda_args &a, const F *f) {
-    V *s = (V *)kc__cuda_smem;
+    V *slots = (V *)kc__cuda_smem;
     const unsigned t = threadIdx.x;
-    kc_index lo, hi;
-    kc__thread_range(a, &lo, &hi);
-    V acc;
-    Op::ident(&acc, a);
-    for (kc_index i = lo; i < hi; i++)
-      B::run(f, i, acc, 0);
-    s[t] = acc;
-    __syncthreads();
+    kc_index cb, ce;
+    kc__block_chunk(a, &cb, &ce);
     if (a.pass == 0) {
-      kc__block_reduce<V, Op>(s, blockDim.x);
+      /* The chunk's total: the order of a built-in (commutative) sum is
+       * free, so its threads stride by blockDim.x (coalesced). */
+      V acc;
+      if (!Op::ordered) {
+        Op::ident(&acc, a);
+        for (kc_index i = cb + t; i < ce; i += blockDim.x)
+          B::run(f, i, acc, 0);
+        acc = kc__warp_join<V, Op>(acc);
+      } else {
+        acc = kc__ordered_total<V, Op, kc__scan_total<B> >(a, f, cb, ce);
+      }
+      acc = kc__warps_join<V, Op>(acc, slots);
       if (t == 0)
-        ((V *)a.partials)[blockIdx.x] = s[0];
+        ((V *)a.partials)[blockIdx.x] = acc;
       if (!kc__last_block(a.counter))
         return;
       kc__partials_exscan<V, Op>((V *)a.partials, gridDim.x, a);
@@ -449,11 +637,27 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
         *a.counter = 0;
       return;
     }
-    kc__block_exscan<V, Op>(s, a);
-    acc = ((const V *)a.partials)[blockIdx.x];
-    Op::join(&acc, &s[t]);
-    for (kc_index i = lo; i < hi; i++)
-      B::run(f, i, acc, 1);
+    /* The final pass walks the chunk in tiles of blockDim.x *
+     * KC_CUDA_ORDERED_RUN indices, thread t taking KC_CUDA_ORDERED_RUN
+     * consecutive ones of each (so a warp covers one contiguous span):
+     * the thread's total (final = 0), a block scan of the totals in thread
+     * order on top of the carry (the prefix before the tile), then the body
+     * again with final = 1.  The tile was just read: its second reading
+     * hits the cache.  Two halves of the dynamic shared memory take turns
+     * as the scan's slots (blockDim.x >= 2 values hold 2 per warp). */
+    const kc_index K = KC_CUDA_ORDERED_RUN;
+    const kc_index tile = (kc_index)blockDim.x * K;
+    const unsigned nw = (blockDim.x + 31) >> 5;
+    V carry = ((const V *)a.partials)[blockIdx.x];
+    unsigned half = 0;
+    for (kc_index tb = cb; tb < ce; tb += tile, half ^= nw) {
+      const kc_index lo = tb + (kc_index)t * K;
+      V v;
+      Op::ident(&v, a);
+      kc__run_k<kc__scan_total<B> >(f, lo, ce, v);
+      V acc = kc__block_scan_step<V, Op>(v, &carry, slots + half);
+      kc__run_k<kc__scan_final<B> >(f, lo, ce, acc);
+    }
   }
   KC__DEV void param(const kc_cuda_args &a, const F &f) { run(a, &f); }
   KC__DEV void param(const kc_cuda_args &, const kc__nopar &) { __trap(); }
@@ -555,68 +759,6 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
  * and nothing else, and MD reductions need none.  Shuffles move any value
  * type as 32-bit words.
  * ===================================================================== */
-
-/* This thread's index in its block (x fastest) and the block's size. */
-__device__ __forceinline__ unsigned kc__tid() {
-  return threadIdx.y * blockDim.x + threadIdx.x;
-}
-__device__ __forceinline__ unsigned kc__nthreads() {
-  return blockDim.x * blockDim.y;
-}
-
-/* Lanes of this warp that exist (a block's last warp may be partial). */
-__device__ __forceinline__ unsigned kc__warp_mask() {
-  const unsigned left = kc__nthreads() - (kc__tid() & ~31u);
-  return left >= 32 ? 0xffffffffu : (1u << left) - 1u;
-}
-
-/* The lanes of this team thread's vector (blockDim.x consecutive lanes of
- * one warp: the vector length is a power of two up to 32). */
-__device__ __forceinline__ unsigned kc__vector_mask() {
-  const unsigned vl = blockDim.x;
-  if (vl >= 32)
-    return 0xffffffffu;
-  return ((1u << vl) - 1u) << ((kc__tid() & 31u) & ~(vl - 1u));
-}
-
-template <class V> struct kc__words {
-  enum { n = (sizeof(V) + 3) / 4 };
-};
-template <class V>
-__device__ __forceinline__ V kc__shfl(V v, int src, unsigned mask, int width) {
-  unsigned w[kc__words<V>::n];
-  w[kc__words<V>::n - 1] = 0;
-  memcpy(w, &v, sizeof(V));
-#pragma unroll
-  for (int k = 0; k < kc__words<V>::n; k++)
-    w[k] = __shfl_sync(mask, w[k], src, width);
-  memcpy(&v, w, sizeof(V));
-  return v;
-}
-template <class V>
-__device__ __forceinline__ V kc__shfl_down(V v, unsigned off, unsigned mask,
-                                           int width) {
-  unsigned w[kc__words<V>::n];
-  w[kc__words<V>::n - 1] = 0;
-  memcpy(w, &v, sizeof(V));
-#pragma unroll
-  for (int k = 0; k < kc__words<V>::n; k++)
-    w[k] = __shfl_down_sync(mask, w[k], off, width);
-  memcpy(&v, w, sizeof(V));
-  return v;
-}
-template <class V>
-__device__ __forceinline__ V kc__shfl_up(V v, unsigned off, unsigned mask,
-                                         int width) {
-  unsigned w[kc__words<V>::n];
-  w[kc__words<V>::n - 1] = 0;
-  memcpy(w, &v, sizeof(V));
-#pragma unroll
-  for (int k = 0; k < kc__words<V>::n; k++)
-    w[k] = __shfl_up_sync(mask, w[k], off, width);
-  memcpy(&v, w, sizeof(V));
-  return v;
-}
 
 /* Joins the values of the block's "members" in member order and returns
  * the result to every thread.  A member is `stride` consecutive threads

@@ -1031,10 +1031,17 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
     a->chunk = (units + grid - 1) / grid;
     if (a->chunk < 1)
       a->chunk = 1;
-    if (md || team) {
-      kc_index g = (units + a->chunk - 1) / a->chunk;
-      grid = g < 1 ? 1 : (unsigned)g;
+    if (!md && !team) {
+      /* 1-D chunks a multiple of 64 indices: the warps' parts and the
+       * tiles of the ordered walks (multiples of 32 * KC_CUDA_ORDERED_RUN
+       * indices) then start on 128-byte boundaries of an aligned array of
+       * elements of 2 bytes or more, when the range begins at 0.  The
+       * rounding may leave blocks with nothing to do: fewer are launched
+       * (both scan passes use this grid). */
+      a->chunk = (a->chunk + 63) / 64 * 64;
     }
+    kc_index g = (units + a->chunk - 1) / a->chunk;
+    grid = g < 1 ? 1 : (unsigned)g;
   }
   if (k->kind == KC_KERNEL_SCAN) {
     a->pass = 0;
