@@ -282,10 +282,15 @@ struct kc__op_maxloc : kc__op_builtin {
  * (custom reductions, scans; see the drivers).  A warp then covers 32 *
  * KC_CUDA_ORDERED_RUN consecutive indices per step: small enough that its
  * loads and stores stay close to coalesced, large enough to spread the
- * per-step shuffles and barrier over a few indices.  A power of two; may be
- * set with -DKC_CUDA_ORDERED_RUN=n (it changes no ABI). */
+ * per-step shuffles and barrier over a few indices.  Measured on an H200
+ * (bench/scan, doubles, 10^9 bytes): 2 gives 2141 GB/s, 4 and 8 give 976
+ * and 977 (the hand-written scan: 2296).  The likely reason, not
+ * profiled: with runs of 4 or more doubles each lane of a warp store
+ * writes 8 bytes of its own 32-byte sector (32 partial-sector writes per
+ * instruction); with 2, two lanes share each sector.  A power of two; may
+ * be set with -DKC_CUDA_ORDERED_RUN=n (it changes no ABI). */
 #ifndef KC_CUDA_ORDERED_RUN
-#define KC_CUDA_ORDERED_RUN 4
+#define KC_CUDA_ORDERED_RUN 2
 #endif
 
 /* This thread's index in its block (x fastest) and the block's size. */
