@@ -74,7 +74,8 @@ KC_API const char *kc_backend_name(void);
 
 /* Waits until every launch, asynchronous copy and asynchronous reduction
  * result issued so far has completed.  Errors raised by asynchronous work
- * (a kernel that faulted) are reported here. */
+ * (a kernel that faulted) are reported here.  Called from inside a running
+ * host kernel it returns KC_EINVAL (it would wait for itself). */
 KC_API int kc_fence(void);
 
 /* ------------------------------------------------------------ information */
@@ -391,7 +392,9 @@ KC_API int kc_kernel_set_team_scratch(kc_kernel *k, kc_team_scratch_fn fn);
  * Errors: KC_EINVAL (NULL kernel, NULL functor with size > 0, policy that
  * does not fit the kernel's kind, chunk 0), KC_ERANGE (end < begin),
  * KC_ENOKERNEL (the kernel has no code for this backend: the detail says
- * how to rebuild it), KC_ELAUNCH, KC_EJIT, KC_ESCRATCH. */
+ * how to rebuild it), KC_ELAUNCH, KC_EJIT, KC_ESCRATCH.  A launch made from
+ * inside a running host kernel is KC_EINVAL (launches do not nest; use a
+ * team policy's nested loops). */
 KC_API int kc_parallel_for(const char *label, kc_kernel *kernel,
                            const kc_policy *policy, const void *functor,
                            size_t functor_size);
