@@ -1,5 +1,5 @@
 #!/bin/sh
-# kc-info's output against tests/t-kc-info.expected (the format doc/core.md
+# kc-info's output against tests/t-kc-info.expected (the format README.md ("The kc runtime (libkc)")
 # documents), with the test plugins of tests/testplugins/ in the search
 # path: every key in its order, every plugin's verdict and message.
 # Lines of the expected file are shell patterns (`*` for values that depend

@@ -5,7 +5,7 @@
  * crash is caught and reported instead of ending the test), with stderr
  * captured so that KC_VERBOSE output can be checked.  The test-only
  * plugins of tests/testplugins/ are each broken in one way; every refusal
- * must carry its exact documented message (doc/core.md), crash nothing,
+ * must carry its exact documented message (README.md ("The kc runtime (libkc)")), crash nothing,
  * and leave kc able to start with a good backend right after.
  *
  * Environment (set by tests/run-backend): KC_TEST_PLUGIN_DIR (the test

@@ -433,7 +433,7 @@ KC_API int kc_region_pop(void);
 /* A key/value pair for the profiling tools (kokkosp_declare_metadata, as
  * Kokkos::Tools::declareMetadata): a run's configuration, input name,
  * problem size.  kc declares its own (kc_version, kc_backend, ...) at
- * kc_init; see doc/tools.md.  Does nothing when no tool is loaded; the
+ * kc_init; see README.md ("Profiling tools (Kokkos Tools)").  Does nothing when no tool is loaded; the
  * strings are not kept.  Errors: KC_EINVAL (NULL key or value). */
 KC_API int kc_declare_metadata(const char *key, const char *value);
 
