@@ -324,40 +324,34 @@ __device__ __forceinline__ unsigned kc__vector_mask() {
 template <class V> struct kc__words {
   enum { n = (sizeof(V) + 3) / 4 };
 };
-template <class V>
-__device__ __forceinline__ V kc__shfl(V v, int src, unsigned mask, int width) {
+/* Shuffles a value of any size word by word; `sh` shuffles one word. */
+template <class V, class Sh>
+__device__ __forceinline__ V kc__shfl_words(V v, Sh sh) {
   unsigned w[kc__words<V>::n];
   w[kc__words<V>::n - 1] = 0;
   memcpy(w, &v, sizeof(V));
 #pragma unroll
   for (int k = 0; k < kc__words<V>::n; k++)
-    w[k] = __shfl_sync(mask, w[k], src, width);
+    w[k] = sh(w[k]);
   memcpy(&v, w, sizeof(V));
   return v;
+}
+template <class V>
+__device__ __forceinline__ V kc__shfl(V v, int src, unsigned mask, int width) {
+  return kc__shfl_words(
+      v, [=](unsigned x) { return __shfl_sync(mask, x, src, width); });
 }
 template <class V>
 __device__ __forceinline__ V kc__shfl_down(V v, unsigned off, unsigned mask,
                                            int width) {
-  unsigned w[kc__words<V>::n];
-  w[kc__words<V>::n - 1] = 0;
-  memcpy(w, &v, sizeof(V));
-#pragma unroll
-  for (int k = 0; k < kc__words<V>::n; k++)
-    w[k] = __shfl_down_sync(mask, w[k], off, width);
-  memcpy(&v, w, sizeof(V));
-  return v;
+  return kc__shfl_words(
+      v, [=](unsigned x) { return __shfl_down_sync(mask, x, off, width); });
 }
 template <class V>
 __device__ __forceinline__ V kc__shfl_up(V v, unsigned off, unsigned mask,
                                          int width) {
-  unsigned w[kc__words<V>::n];
-  w[kc__words<V>::n - 1] = 0;
-  memcpy(w, &v, sizeof(V));
-#pragma unroll
-  for (int k = 0; k < kc__words<V>::n; k++)
-    w[k] = __shfl_up_sync(mask, w[k], off, width);
-  memcpy(&v, w, sizeof(V));
-  return v;
+  return kc__shfl_words(
+      v, [=](unsigned x) { return __shfl_up_sync(mask, x, off, width); });
 }
 
 /* Joins the values of this warp's lanes in lane order (ordered pairs of
