@@ -27,9 +27,10 @@ enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
  * consecutive launches never wait for each other.  A slot's host bytes may
  * be rewritten once its copy has run: one event per half ring, recorded
  * when the ring moves on to the other half and waited for before that half
- * is refilled (the scheme that measured best, DESIGN.md).  The events are
- * recorded on the launch stream, behind the kernels, so a half whose event
- * has passed is free on the device side too. */
+ * is refilled (the scheme that measured best: doc/design.md, "The launch
+ * path of each backend").  The events are recorded on the launch stream,
+ * behind the kernels, so a half whose event has passed is free on the
+ * device side too. */
 typedef struct kc__cuda_ring {
   unsigned char *host; /* pinned, `size` bytes; NULL until first use */
   size_t size;
