@@ -103,7 +103,7 @@ typedef struct kc__cuda_state {
   int max_threads_per_sm;
   size_t max_param; /* kernel parameter bytes the driver takes */
   int mode;         /* forced launch mode, MODE_AUTO if none */
-  /* Tuning knobs for measurements (HACKING.md ("Hacking on the CUDA backend")):
+  /* Tuning knobs for measurements (doc/hacking/cuda.md, "Launch path"):
    * KC_CUDA_STAGING=pageable copies functors straight from the caller's
    * memory (the driver stages them) instead of through the pinned ring;
    * KC_CUDA_COPY_STREAM_MIN=bytes sends global-mode functors of at least
