@@ -50,7 +50,7 @@ enum { NSIZES = 5, NMODES = 7 };
 static const size_t sizes[NSIZES] = {8, 128, 1600, 24000, 240000};
 /* One kc_init cycle each: the label, KC_CUDA_LAUNCH, and the plugin's
  * staging knobs KC_CUDA_STAGING and KC_CUDA_COPY_STREAM_MIN (variants of
- * the constant and global modes, measured for HACKING.md ("Hacking on the CUDA backend")). */
+ * the constant and global modes, measured for doc/hacking/cuda.md). */
 static const struct {
   const char *label, *launch, *staging, *copy_min;
 } modes[NMODES] = {

@@ -374,7 +374,8 @@ void kc__tools_init(const kc_info *info) {
     return;
 
   /* Every ';'-separated entry is a tool (Kokkos itself opens only the
-   * first and leaves the rest to connector tools; see README.md ("Profiling tools (Kokkos Tools)")). */
+   * first and leaves the rest to connector tools; see doc/profiling.md,
+   * "Loading tool libraries"). */
   char *list = strdup(libs);
   size_t cap = 1;
   for (const char *c = libs; *c; c++)

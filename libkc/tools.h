@@ -84,7 +84,8 @@ void kc__tools_dual_view_sync(const char *label, const void *ptr,
                               int to_device);
 
 /* The Kokkos Tools device id of kc's one execution queue on the backend in
- * use (see README.md ("Profiling tools (Kokkos Tools)") for the encoding); valid after kc__tools_init. */
+ * use (see doc/profiling.md, "Device ids", for the encoding); valid after
+ * kc__tools_init. */
 uint32_t kc__tools_device_id(void);
 
 #pragma GCC visibility pop

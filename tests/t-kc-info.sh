@@ -1,6 +1,6 @@
 #!/bin/sh
-# kc-info's output against tests/t-kc-info.expected (the format README.md ("The kc runtime (libkc)")
-# documents), with the test plugins of tests/testplugins/ in the search
+# kc-info's output against tests/t-kc-info.expected (the format doc/api.md and
+# kc-info(1) document), with the test plugins of tests/testplugins/ in the search
 # path: every key in its order, every plugin's verdict and message.
 # Lines of the expected file are shell patterns (`*` for values that depend
 # on the machine) after @VARIABLE@ substitution.  plugin: lines for files

@@ -5,8 +5,9 @@
  * crash is caught and reported instead of ending the test), with stderr
  * captured so that KC_VERBOSE output can be checked.  The test-only
  * plugins of tests/testplugins/ are each broken in one way; every refusal
- * must carry its exact documented message (README.md ("The kc runtime (libkc)")), crash nothing,
- * and leave kc able to start with a good backend right after.
+ * must carry its exact documented message (doc/backends.md, "Choosing a
+ * backend"), crash nothing, and leave kc able to start with a good backend
+ * right after.
  *
  * Environment (set by tests/run-backend): KC_TEST_PLUGIN_DIR (the test
  * plugins), KC_TEST_PLUGIN_PATH (the build tree's real plugins),

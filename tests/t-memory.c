@@ -128,7 +128,7 @@ static void test_refcounts(void) {
     KC_CHECK_OK(kc_free(p));
     KC_CHECK_OK(kc_pointer_info(p, &ai));
     KC_CHECK_EQ_INT(ai.refcount, 2);
-    /* kc_free wants the allocation's own pointer (README.md ("The kc runtime (libkc)")): an
+    /* kc_free wants the allocation's own pointer (doc/api.md, "Memory"): an
      * interior one is refused and changes nothing. */
     KC_CHECK_ERR(kc_free(p + 1), KC_ENOTKC);
     KC_CHECK_OK(kc_pointer_info(p, &ai));

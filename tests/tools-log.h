@@ -83,7 +83,7 @@ static KC_TEST__UNUSED void tl_watchdog(void) {
 
 /* ---------------------------------------------- kc's documented encoding */
 
-/* Kokkos' device type of a backend (README.md ("Profiling tools (Kokkos Tools)")). */
+/* Kokkos' device type of a backend (doc/profiling.md, "Device ids"). */
 static KC_TEST__UNUSED unsigned tl_device_type(const char *backend) {
   if (strcmp(backend, "serial") == 0)
     return 0;
@@ -107,7 +107,8 @@ static KC_TEST__UNUSED unsigned tl_devid_fence(const kc_info *info) {
   return tl_device_type(info->backend) << 24;
 }
 
-/* The Kokkos space name kc reports for `space` (README.md ("Profiling tools (Kokkos Tools)")). */
+/* The Kokkos space name kc reports for `space` (doc/profiling.md, "Memory
+ * space names"). */
 static KC_TEST__UNUSED const char *tl_space(const kc_info *info,
                                             kc_space space) {
   static const char *const cuda[] = {"Host", "Cuda", "CudaUVM",

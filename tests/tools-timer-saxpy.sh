@@ -1,7 +1,7 @@
 #!/bin/sh
 # Conformance: examples/saxpy-kc (its kernel built by kcc for every
 # backend) under the bundled timer tool prints the kernel table
-# (README.md ("Profiling tools (Kokkos Tools)")) on the backend run-backend chose.
+# (doc/profiling.md) on the backend run-backend chose.
 #
 # Run by tests/run-backend as tools-timer-saxpy.<backend>.
 set -u

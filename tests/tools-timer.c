@@ -2,7 +2,7 @@
  *
  * Runs a known mix of launches, regions, allocations, copies and fences
  * with KC_TOOLS_LIBS naming libkc-tool-timer.so, then parses the report it
- * wrote at kc_finalize (README.md ("Profiling tools (Kokkos Tools)") gives the format) and checks every
+ * wrote at kc_finalize (doc/profiling.md gives the format) and checks every
  * count: kernels by type and label with their calls, sorted by total time,
  * consistent averages and shares; regions; the peak memory of each space
  * as kc names it; deep copies; the program's fences apart from the fences

@@ -2,7 +2,7 @@
  * not), and what the backend chosen now offers.
  *
  * The output is line oriented, `key: value`, one fact per line, so that
- * scripts and tests can grep it; README.md ("The kc runtime (libkc)") documents every key.  The
+ * scripts and tests can grep it; doc/man/kc-info.1 documents every key.  The
  * exit status is 0 when a backend could be initialised, 1 when not (the
  * reason is on the `backend-error:` line), 2 on a usage error.
  */

@@ -433,8 +433,8 @@ KC_API int kc_region_pop(void);
 /* A key/value pair for the profiling tools (kokkosp_declare_metadata, as
  * Kokkos::Tools::declareMetadata): a run's configuration, input name,
  * problem size.  kc declares its own (kc_version, kc_backend, ...) at
- * kc_init; see README.md ("Profiling tools (Kokkos Tools)").  Does nothing when no tool is loaded; the
- * strings are not kept.  Errors: KC_EINVAL (NULL key or value). */
+ * kc_init; see doc/profiling.md ("Metadata").  Does nothing when no tool
+ * is loaded; the strings are not kept.  Errors: KC_EINVAL (NULL key or value). */
 KC_API int kc_declare_metadata(const char *key, const char *value);
 
 /* A point event for the profiling tools (kokkosp_profile_event, as

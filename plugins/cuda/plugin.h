@@ -27,9 +27,10 @@ enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
  * consecutive launches never wait for each other.  A slot's host bytes may
  * be rewritten once its copy has run: one event per half ring, recorded
  * when the ring moves on to the other half and waited for before that half
- * is refilled (the scheme that measured best, DESIGN.md).  The events are
- * recorded on the launch stream, behind the kernels, so a half whose event
- * has passed is free on the device side too. */
+ * is refilled (the scheme that measured best: doc/design.md, "The launch
+ * path of each backend").  The events are recorded on the launch stream,
+ * behind the kernels, so a half whose event has passed is free on the
+ * device side too. */
 typedef struct kc__cuda_ring {
   unsigned char *host; /* pinned, `size` bytes; NULL until first use */
   size_t size;
@@ -102,7 +103,7 @@ typedef struct kc__cuda_state {
   int max_threads_per_sm;
   size_t max_param; /* kernel parameter bytes the driver takes */
   int mode;         /* forced launch mode, MODE_AUTO if none */
-  /* Tuning knobs for measurements (HACKING.md ("Hacking on the CUDA backend")):
+  /* Tuning knobs for measurements (doc/hacking/cuda.md, "Launch path"):
    * KC_CUDA_STAGING=pageable copies functors straight from the caller's
    * memory (the driver stages them) instead of through the pinned ring;
    * KC_CUDA_COPY_STREAM_MIN=bytes sends global-mode functors of at least

@@ -6,16 +6,17 @@
 #   KC_BUILDDIR  a configured kc build tree (its tests are built there if
 #                they are not yet); any kc of the plugin's backend ABI
 #   NAME         the backend's name (default: example)
-#   PLUGIN_DIR   the directory holding libkc-NAME.so (default: .libs beside
-#                this script, where `make` puts it); searched first through
-#                KC_PLUGIN_PATH
+#   PLUGIN_DIR   the directory holding libkc-NAME.so, or that file itself
+#                (default: .libs beside this script, where `make` puts it);
+#                searched first through KC_PLUGIN_PATH
 #
 # `make check-kc-suite KC_BUILDDIR=...` runs it on this plugin.  Each test
 # of the suite (tests/Makefile.am's KC_CONFORMANCE programs and
 # KC_CONFORMANCE_SH scripts) runs through the build tree's tests/run-backend,
 # with its environment and timeout, as KC_BACKEND=NAME.  Prints one line
 # per test; writes the logs and a test-suite.log in automake's format to
-# $KC_SUITE_OUTDIR (default: ./kc-suite).  Exit status 0 if none failed.
+# $KC_SUITE_OUTDIR (default: ./kc-suite); the build tree's own
+# tests/test-suite.log is left as it was.  Exit status 0 if none failed.
 set -u
 
 if test $# -lt 1 || test $# -gt 3; then
@@ -26,6 +27,12 @@ build=$(cd "$1" && pwd) || exit 2
 name=${2:-example}
 here=$(cd "$(dirname "$0")" && pwd)
 pdir=${3:-$here/.libs}
+# The plugin file itself names its directory.
+case $pdir in
+*/libkc-"$name".so | libkc-"$name".so)
+  test -f "$pdir" && pdir=$(dirname "$pdir")
+  ;;
+esac
 pdir=$(cd "$pdir" && pwd) || exit 2
 out=${KC_SUITE_OUTDIR:-kc-suite}
 
@@ -39,9 +46,12 @@ if test ! -f "$pdir/libkc-$name.so"; then
 fi
 mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
 
-# Build the suite's programs without running them.
+# Build the suite's programs without running them.  `make check TESTS=`
+# would still rewrite the build tree's tests/test-suite.log (as an empty
+# run's summary): that log goes to $out instead.
 echo "building kc's test programs in $build/tests ..."
-make -C "$build/tests" check TESTS= >"$out/build.log" 2>&1 || {
+make -C "$build/tests" check TESTS= TEST_SUITE_LOG="$out/build-test-suite.log" \
+  >"$out/build.log" 2>&1 || {
   echo "building the tests failed; see $out/build.log" >&2
   tail -n 20 "$out/build.log" >&2
   exit 1

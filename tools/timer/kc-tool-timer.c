@@ -3,7 +3,7 @@
  * Load it with KC_TOOLS_LIBS=/path/libkc-tool-timer.so (or, in a Kokkos
  * program, KOKKOS_TOOLS_LIBS).  At kokkosp_finalize_library it prints
  * kernels by total time (calls, average, share), regions by total time,
- * the peak memory of each space, deep copies and fences; README.md ("Profiling tools (Kokkos Tools)")
+ * the peak memory of each space, deep copies and fences; doc/profiling.md
  * describes the format.  It uses nothing but the kokkosp_* callbacks, so
  * it works on every backend: with the default "global fencing" the runtime
  * fences before each begin/end callback, so a kernel's time is its run
