@@ -137,8 +137,13 @@ static void task_body(int tid, int nt, void *arg);
 /* Set while this thread runs a host launch's kernel code.  A kernel that
  * calls back into kc for a launch or a fence would wait for the runtime
  * lock its own launch holds (on the caller's thread) or for a caller that
- * waits for it (on a worker): dispatch refuses those calls instead. */
-__thread int kc__in_kernel __attribute__((tls_model("initial-exec")));
+ * waits for it (on a worker): dispatch refuses those calls instead.
+ * The default (dynamic) TLS model: with initial-exec, libkc.so could not be
+ * dlopen()ed by a program already running (Python's ctypes, Julia, R):
+ * glibc then needs all of libkc's TLS, the error detail buffers included,
+ * in the small static surplus, and refuses "cannot allocate memory in
+ * static TLS block". */
+__thread int kc__in_kernel;
 
 static void task(int tid, int nt, void *arg) {
   kc__in_kernel = 1;

@@ -161,8 +161,7 @@ size_t kc__reducer_complete(kc_reducer *r, const char *kernel) KC__HIDDEN;
 /* Frees the engine's cached accumulator buffer (at the last kc_finalize). */
 void kc__host_cleanup(void) KC__HIDDEN;
 /* Nonzero while the calling thread runs a host kernel (host.c). */
-extern __thread int kc__in_kernel
-    __attribute__((tls_model("initial-exec"))) KC__HIDDEN;
+extern __thread int kc__in_kernel KC__HIDDEN;
 /* The error for a kc call that cannot be made from inside a kernel. */
 int kc__nested(const char *fn) KC__HIDDEN;
 

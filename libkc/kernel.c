@@ -164,6 +164,29 @@ const char *kc_kernel_name(const kc_kernel *k) {
   return k ? k->info.name : NULL;
 }
 
+int kc_kernel_describe(const kc_kernel *k, kc_kernel_desc *out) {
+  if (!k || k->magic != KC__KERNEL_MAGIC)
+    return kc__error(KC_EINVAL, "kc_kernel_describe: %s",
+                     k ? "not a kernel handle" : "kernel is NULL");
+  if (!out || out->struct_size < sizeof *out)
+    return kc__error(KC_EINVAL,
+                     "kc_kernel_describe: %s (set out->struct_size to "
+                     "sizeof(kc_kernel_desc))",
+                     out ? "out->struct_size is too small" : "out is NULL");
+  memset(out, 0, sizeof *out);
+  out->struct_size = sizeof *out;
+  out->name = k->info.name;
+  out->kind = k->info.kind;
+  out->rank = k->info.rank;
+  out->host = k->info.host;
+  out->ptx = k->info.ptx;
+  out->ptx_entry = k->info.ptx_entry;
+  out->reducer = k->info.reducer;
+  out->reducer.size = k->info.value_size;
+  out->signature = k->info.signature;
+  return 0;
+}
+
 void kc__kernels_release(void) {
   const kc_backend_ops *ops = kc__rt.ops;
   pthread_mutex_lock(&reg_lock);

@@ -367,6 +367,15 @@ KC_API int kc_kernel_get(const char *name, kc_kernel **out);
 /* The name a handle was registered with. */
 KC_API const char *kc_kernel_name(const kc_kernel *k);
 
+/* Describes a registered kernel: fills *out (whose struct_size the caller
+ * sets to sizeof(kc_kernel_desc)) with what it was registered with — its
+ * name, kind, rank, host entry, PTX, reducer (for built-in ops the size is
+ * the value's) and CALL signature — so that bindings in other languages
+ * can size results and check arguments.  The strings belong to the kernel.
+ * Errors: KC_EINVAL (k not a kernel handle, out NULL or its struct_size too
+ * small).  Needs no kc_init.  Thread safe. */
+KC_API int kc_kernel_describe(const kc_kernel *k, kc_kernel_desc *out);
+
 /* Scratch a TEAM / TEAM_REDUCE kernel computes from its functor (Kokkos'
  * team_shmem_size): bytes of level-`level` scratch per team for a team of
  * `team_size` threads, added to the policy's per-team request.  Called on

@@ -1,0 +1,488 @@
+"""Arrays in kc memory spaces, and the interchange protocols.
+
+kc.Array owns one kc allocation (kc_malloc) with a shape and a numpy dtype,
+C order.  Memory the host can read (host, managed, host_pinned, and every
+space of a host backend) is exposed to numpy without a copy
+(``__array_interface__``); device memory of the cuda backend is exposed to
+CuPy, PyTorch, JAX and numba without a copy through
+``__cuda_array_interface__`` (version 3) and DLPack (``__dlpack__``,
+``__dlpack_device__``).  The reverse way, kc.data_ptr() takes the data
+pointer of a numpy array, a CuPy array, a torch tensor or any object with one
+of those protocols, after checking that the current backend can use it.
+"""
+
+import ctypes
+import threading
+
+import numpy as np
+
+from . import _lib
+from . import _runtime
+from ._errors import check, by_code
+
+L = _lib.lib
+
+SPACES = {name: i for i, name in enumerate(_runtime.SPACE_NAMES)}
+
+
+def _space_index(space):
+    if isinstance(space, int) and 0 <= space < len(SPACES):
+        return space
+    try:
+        return SPACES[space]
+    except KeyError:
+        raise by_code[-1](-1, "unknown space %r (one of %s)" %
+                          (space, ", ".join(SPACES))) from None
+
+
+def _on_cuda():
+    return _runtime.backend() == "cuda"
+
+
+def _distinct(space_index):
+    """True when this space is memory the host cannot read directly."""
+    return space_index != 0 and space_index != 2 and (
+        _runtime.SPACE_NAMES[space_index] in _runtime.distinct_spaces())
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise by_code[-1](-1, "negative extent in shape %r" % (shape,))
+    return shape
+
+
+class Array:
+    """One kc allocation with a shape and dtype (C order).
+
+    Attributes: ptr (int), shape, dtype, nbytes, space (name), label.
+    The allocation is freed by free() or when the object is collected,
+    whichever comes first (never after kc was finalized: kc frees what is
+    live at the last kc_finalize itself)."""
+
+    def __init__(self, shape, dtype=np.float64, space="device", label=None):
+        self.shape = _shape_tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.size = int(np.prod(self.shape, dtype=np.int64)) if self.shape \
+            else 1
+        self.nbytes = self.size * self.dtype.itemsize
+        self.space = _runtime.SPACE_NAMES[_space_index(space)]
+        self.label = label
+        self._session = _runtime.session_id()
+        p = ctypes.c_void_p()
+        check(L.kc_malloc(ctypes.byref(p), self.nbytes, _space_index(space),
+                          label.encode() if label else None), "kc_malloc")
+        self.ptr = p.value
+        self._freed = False
+        self._host = not _distinct(_space_index(space))
+
+    # -- lifetime ------------------------------------------------------
+    def free(self):
+        """Frees the allocation now (idempotent)."""
+        if self._freed:
+            return
+        self._freed = True
+        if self._session == _runtime.session_id() and L.kc_is_initialized():
+            check(L.kc_free(self.ptr), "kc_free")
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:
+            pass
+
+    def _live(self):
+        if self._freed or self._session != _runtime.session_id():
+            raise by_code[-14](-14, "this kc.Array was freed (or kc was "
+                               "finalized since it was allocated)")
+
+    def __len__(self):
+        return self.shape[0] if self.shape else 1
+
+    def __repr__(self):
+        return "kc.Array(shape=%r, dtype=%s, space=%r, ptr=0x%x)" % (
+            self.shape, self.dtype, self.space, self.ptr or 0)
+
+    @property
+    def host_accessible(self):
+        return self._host
+
+    # -- copies --------------------------------------------------------
+    def numpy(self):
+        """A numpy view of the same memory (no copy); only for memory the
+        host can read (see host_accessible)."""
+        self._live()
+        if not self._host:
+            raise by_code[-1](-1, "kc.Array in %s memory of the %s backend "
+                              "is not host-accessible: use to_host()" %
+                              (self.space, _runtime.backend()))
+        return np.asarray(self)
+
+    @property
+    def __array_interface__(self):
+        self._live()
+        if not self._host:
+            raise AttributeError("device memory has no __array_interface__")
+        return {"shape": self.shape, "typestr": self.dtype.str,
+                "descr": self.dtype.descr, "data": (self.ptr, False),
+                "strides": None, "version": 3}
+
+    def to_host(self, out=None):
+        """Copies the contents into a new (or the given) numpy array."""
+        self._live()
+        if out is None:
+            out = np.empty(self.shape, self.dtype)
+        out = _host_contiguous(out, self.nbytes, "out")
+        check(L.kc_memcpy(out.ctypes.data, self.ptr, self.nbytes),
+              "kc_memcpy")
+        return out
+
+    def from_host(self, a):
+        """Copies a numpy array (or anything np.asarray takes) of the same
+        size in bytes into this array."""
+        self._live()
+        a = np.ascontiguousarray(a, dtype=self.dtype)
+        _host_contiguous(a, self.nbytes, "source")
+        check(L.kc_memcpy(self.ptr, a.ctypes.data, self.nbytes),
+              "kc_memcpy")
+        return self
+
+    def copy_(self, src):
+        """Copies another kc.Array (or any object kc.data_ptr takes) of the
+        same size in bytes into this one; directions are inferred."""
+        self._live()
+        p, nbytes = _ptr_and_nbytes(src)
+        if nbytes != self.nbytes:
+            raise by_code[-1](-1, "copy_: %d bytes into %d" %
+                              (nbytes, self.nbytes))
+        check(L.kc_memcpy(self.ptr, p, self.nbytes), "kc_memcpy")
+        return self
+
+    def fill_bytes(self, value):
+        """Sets every byte to `value` (kc_memset)."""
+        self._live()
+        check(L.kc_memset(self.ptr, int(value), self.nbytes), "kc_memset")
+        return self
+
+    # -- CUDA array interface (version 3) --------------------------------
+    @property
+    def __cuda_array_interface__(self):
+        self._live()
+        if not _on_cuda():
+            raise AttributeError("__cuda_array_interface__ exists only on "
+                                 "the cuda backend")
+        return {"shape": self.shape, "typestr": self.dtype.str,
+                "descr": self.dtype.descr, "data": (self.ptr, False),
+                "strides": None, "version": 3,
+                # kc's launches and copies are ordered on its own queue and
+                # kc_memcpy blocks; a consumer on another stream must call
+                # kc.fence() first (documented).
+                "stream": None}
+
+    # -- DLPack --------------------------------------------------------
+    def __dlpack_device__(self):
+        if not _on_cuda():
+            return (_DL_CPU, 0)
+        dev = max(_runtime.info().device, 0)
+        return ({"device": _DL_CUDA, "managed": _DL_CUDA_MANAGED,
+                 "host_pinned": _DL_CUDA_HOST}.get(self.space, _DL_CPU),
+                dev if self.space != "host" else 0)
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        self._live()
+        if copy:
+            raise BufferError("kc.Array.__dlpack__: copy=True is not "
+                              "supported")
+        if _on_cuda() and stream not in (None, -1):
+            # The consumer's stream must see kc's work: kc orders its own
+            # queue, so wait for it.
+            _runtime.fence()
+        return _dlpack_capsule(self)
+
+
+def _host_contiguous(a, nbytes, what):
+    if not isinstance(a, np.ndarray) or not a.flags.c_contiguous:
+        raise by_code[-1](-1, "%s must be a C-contiguous numpy array" % what)
+    if a.nbytes != nbytes:
+        raise by_code[-1](-1, "%s has %d bytes, the kc.Array %d" %
+                          (what, a.nbytes, nbytes))
+    return a
+
+
+# ------------------------------------------------------------- DLPack
+
+_DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice),
+                ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor),
+                             ("manager_ctx", ctypes.c_void_p),
+                             ("deleter", _DELETER)]
+
+# Tensors handed out and not yet deleted, by address: the managed tensor
+# struct, its shape array and the kc.Array (whose memory it points at).
+_exported = {}
+_exported_lock = threading.Lock()
+
+
+def _dl_delete(addr):
+    with _exported_lock:
+        _exported.pop(addr, None)
+
+
+_dl_deleter = _DELETER(_dl_delete)
+
+_capsule_destructor_t = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_pyapi = ctypes.pythonapi
+_pyapi.PyCapsule_New.restype = ctypes.py_object
+_pyapi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                 _capsule_destructor_t]
+_pyapi.PyCapsule_IsValid.restype = ctypes.c_int
+_pyapi.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_pyapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_pyapi.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+
+
+def _capsule_destructor(capsule):
+    # A capsule never consumed (still named "dltensor") owns its tensor.
+    if _pyapi.PyCapsule_IsValid(capsule, b"dltensor"):
+        addr = _pyapi.PyCapsule_GetPointer(capsule, b"dltensor")
+        _dl_delete(addr)
+
+
+_capsule_destructor_c = _capsule_destructor_t(_capsule_destructor)
+
+_DL_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
+
+
+def _dl_dtype(dt):
+    if dt.kind not in _DL_CODES or dt.fields is not None:
+        raise BufferError("DLPack cannot describe dtype %s" % dt)
+    return _DLDataType(_DL_CODES[dt.kind], dt.itemsize * 8, 1)
+
+
+def _dlpack_capsule(arr):
+    mt = _DLManagedTensor()
+    ndim = len(arr.shape)
+    shape = (ctypes.c_int64 * max(ndim, 1))(*arr.shape)
+    dev_type, dev_id = arr.__dlpack_device__()
+    mt.dl_tensor.data = arr.ptr
+    mt.dl_tensor.device = _DLDevice(dev_type, dev_id)
+    mt.dl_tensor.ndim = ndim
+    mt.dl_tensor.dtype = _dl_dtype(arr.dtype)
+    mt.dl_tensor.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    mt.dl_tensor.strides = None  # compact, row-major
+    mt.dl_tensor.byte_offset = 0
+    mt.manager_ctx = None
+    mt.deleter = _dl_deleter
+    addr = ctypes.addressof(mt)
+    with _exported_lock:
+        _exported[addr] = (mt, shape, arr)
+    return _pyapi.PyCapsule_New(addr, b"dltensor", _capsule_destructor_c)
+
+
+# ------------------------------------------------ foreign arrays into kc
+
+def _ptr_and_nbytes(obj):
+    if isinstance(obj, Array):
+        obj._live()
+        return obj.ptr, obj.nbytes
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None and not isinstance(obj, np.ndarray):
+        if not _on_cuda():
+            raise by_code[-1](-1, "a CUDA array (%s) cannot be used by the "
+                              "%s backend" % (type(obj).__name__,
+                                              _runtime.backend()))
+        _check_compact(cai, type(obj).__name__)
+        n = int(np.prod(cai["shape"], dtype=np.int64)) * \
+            np.dtype(cai["typestr"]).itemsize
+        return int(cai["data"][0] or 0), n
+    if isinstance(obj, np.ndarray) or hasattr(obj, "__array_interface__"):
+        a = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
+        if not a.flags.c_contiguous:
+            raise by_code[-1](-1, "the numpy array must be C-contiguous "
+                              "(np.ascontiguousarray makes a copy)")
+        return a.ctypes.data, a.nbytes
+    if hasattr(obj, "__dlpack__"):
+        # torch and others: read the pointer through the array interface
+        # numpy builds from the DLPack capsule (host memory only).
+        a = np.from_dlpack(obj)
+        return _ptr_and_nbytes(a)
+    raise by_code[-1](-1, "%s is not an array kc can use (no "
+                      "__cuda_array_interface__, __array_interface__ or "
+                      "__dlpack__)" % type(obj).__name__)
+
+
+def _check_compact(cai, what):
+    strides = cai.get("strides")
+    if strides is None:
+        return
+    itemsize = np.dtype(cai["typestr"]).itemsize
+    expect, compact = itemsize, []
+    for extent in reversed(cai["shape"]):
+        compact.insert(0, expect)
+        expect *= extent
+    if tuple(strides) != tuple(compact):
+        raise by_code[-1](-1, "the %s array is not C-contiguous" % what)
+
+
+def data_ptr(obj):
+    """The data pointer (int) of a kc.Array, numpy array, CuPy array, torch
+    tensor or any object with __cuda_array_interface__, __array_interface__
+    or __dlpack__, for a functor's pointer field.  Refuses device memory on
+    a host backend and non-contiguous arrays (kc.EINVAL).  No copy: the
+    object must stay alive while kc uses the pointer."""
+    return _ptr_and_nbytes(obj)[0]
+
+
+def empty(shape, dtype=np.float64, space="host", label=None):
+    """Allocates in a kc space.  Host-accessible memory comes back as a
+    numpy array (zero copy; the allocation lives as long as the array and
+    its views); device memory as a kc.Array."""
+    a = Array(shape, dtype, space, label)
+    return a.numpy() if a.host_accessible else a
+
+
+def zeros(shape, dtype=np.float64, space="host", label=None):
+    a = Array(shape, dtype, space, label)
+    a.fill_bytes(0)
+    return a.numpy() if a.host_accessible else a
+
+
+def to_device(a, space="device", label=None):
+    """A new kc.Array in `space` holding a copy of numpy array `a`."""
+    a = np.ascontiguousarray(a)
+    out = Array(a.shape, a.dtype, space, label)
+    return out.from_host(a)
+
+
+def pointer_info(obj):
+    """kc_pointer_info of an object's data pointer: dict with base, size,
+    space, label, refcount; None if it is not in a kc allocation."""
+    p = obj if isinstance(obj, int) else data_ptr(obj)
+    out = _lib.AllocInfo()
+    rc = L.kc_pointer_info(p, ctypes.byref(out))
+    if rc == -14:
+        return None
+    check(rc, "kc_pointer_info")
+    return {"base": out.base, "size": out.size,
+            "space": _runtime.SPACE_NAMES[out.space],
+            "label": out.label.decode() if out.label else None,
+            "refcount": out.refcount}
+
+
+class Mirror:
+    """A mirrored array (kc_mirror): .host is a numpy array, .target a
+    kc.Array (the same memory on host backends).  Mark the side you wrote
+    with modify_host()/modify_target(); sync_*() copies only if needed."""
+
+    def __init__(self, shape, dtype=np.float64, label=None):
+        self.shape = _shape_tuple(shape)
+        self.dtype = np.dtype(dtype)
+        n = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        m = ctypes.c_void_p()
+        check(L.kc_mirror_create(ctypes.byref(m), n,
+                                 label.encode() if label else None),
+              "kc_mirror_create")
+        self._m = m.value
+        self._session = _runtime.session_id()
+        self.nbytes = L.kc_mirror_size(self._m)
+        host = L.kc_mirror_host(self._m)
+        self.host = np.ctypeslib.as_array(
+            (ctypes.c_char * max(n, 1)).from_address(host)).view(
+            np.uint8)[:n].view(self.dtype).reshape(self.shape)
+        self.target = _View(L.kc_mirror_target(self._m), self.shape,
+                            self.dtype, self)
+
+    def modify_host(self):
+        check(L.kc_mirror_modify_host(self._live()), "kc_mirror_modify_host")
+
+    def modify_target(self):
+        check(L.kc_mirror_modify_target(self._live()),
+              "kc_mirror_modify_target")
+
+    def sync_host(self):
+        check(L.kc_mirror_sync_host(self._live()), "kc_mirror_sync_host")
+
+    def sync_target(self):
+        check(L.kc_mirror_sync_target(self._live()), "kc_mirror_sync_target")
+
+    def need_sync_host(self):
+        return bool(L.kc_mirror_need_sync_host(self._live()))
+
+    def need_sync_target(self):
+        return bool(L.kc_mirror_need_sync_target(self._live()))
+
+    def _live(self):
+        if self._m is None or self._session != _runtime.session_id():
+            raise by_code[-14](-14, "this kc.Mirror was destroyed (or kc "
+                               "was finalized since it was created)")
+        return self._m
+
+    def destroy(self):
+        if self._m is not None:
+            m, self._m = self._m, None
+            if self._session == _runtime.session_id() and \
+                    L.kc_is_initialized():
+                check(L.kc_mirror_destroy(m), "kc_mirror_destroy")
+
+    def __del__(self):
+        try:
+            self.destroy()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.destroy()
+        return False
+
+
+class _View(Array):
+    """A kc.Array over memory another object owns (a mirror's target)."""
+
+    def __init__(self, ptr, shape, dtype, owner):
+        self.shape, self.dtype, self.ptr, self._owner = shape, dtype, ptr, \
+            owner
+        self.size = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        self.nbytes = self.size * dtype.itemsize
+        self.label = None
+        self._session = _runtime.session_id()
+        self._freed = False
+        info = _lib.AllocInfo()
+        check(L.kc_pointer_info(ptr, ctypes.byref(info)), "kc_pointer_info")
+        self.space = _runtime.SPACE_NAMES[info.space]
+        self._host = not _distinct(info.space)
+
+    def free(self):
+        self._freed = True
+
+    def _live(self):
+        self._owner._live()
+        super()._live()

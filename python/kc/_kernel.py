@@ -1,0 +1,431 @@
+"""Kernels: loading kcc-built libraries, building them, launching."""
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+
+import numpy as np
+
+from . import _lib
+from . import _array
+from ._errors import check, by_code
+
+L = _lib.lib
+AUTO = _lib.KC_AUTO
+
+FOR, REDUCE, SCAN, MDFOR, MDREDUCE, TEAM, TEAM_REDUCE, CALL = range(1, 9)
+_KIND_NAMES = {FOR: "for", REDUCE: "reduce", SCAN: "scan", MDFOR: "mdfor",
+               MDREDUCE: "mdreduce", TEAM: "team",
+               TEAM_REDUCE: "team_reduce", CALL: "call"}
+_SUM, _PROD, _MIN, _MAX, _MINLOC, _MAXLOC, _CUSTOM = range(1, 8)
+_SCALARS = {1: np.dtype(np.int32), 2: np.dtype(np.int64),
+            3: np.dtype(np.float32), 4: np.dtype(np.float64)}
+_SIG = {"p": ctypes.c_void_p, "i": ctypes.c_int32, "I": ctypes.c_uint32,
+        "l": ctypes.c_int64, "L": ctypes.c_uint64, "f": ctypes.c_float,
+        "d": ctypes.c_double}
+
+STATIC, DYNAMIC = 0, 1
+_FOR_KINDS = (FOR, MDFOR, TEAM)
+
+
+def _inval(msg):
+    return by_code[-1](-1, msg)
+
+
+# ------------------------------------------------------------- policies
+
+def range_(begin, end=None, schedule=STATIC, chunk=AUTO):
+    """A 1-D range [begin, end) (range_(n) is [0, n))."""
+    if end is None:
+        begin, end = 0, begin
+    if schedule == STATIC and chunk == AUTO:
+        return L.kc_range(int(begin), int(end))
+    return L.kc_range_schedule(int(begin), int(end), int(schedule),
+                               int(chunk))
+
+
+def mdrange(begin, end, tile=None):
+    """A rank-2..6 box [begin[d], end[d]); the last dimension is the
+    contiguous (fastest) one."""
+    rank = len(begin)
+    if len(end) != rank or (tile is not None and len(tile) != rank):
+        raise _inval("mdrange: begin, end and tile differ in length")
+    arr = _lib.kc_index * max(rank, 1)
+    t = arr(*tile) if tile is not None else None
+    return L.kc_mdrange(rank, arr(*begin), arr(*end), t)
+
+
+def team(league_size, team_size=AUTO, vector_length=1, scratch=None):
+    """A league of teams.  scratch: {level: (per_team, per_thread)}."""
+    p = L.kc_team_policy(int(league_size), int(team_size),
+                         int(vector_length))
+    for level, (per_team, per_thread) in (scratch or {}).items():
+        check(L.kc_policy_set_scratch(ctypes.byref(p), int(level),
+                                      int(per_team), int(per_thread)),
+              "kc_policy_set_scratch")
+    return p
+
+
+_Policy = _lib.Policy
+# Range policies of recent `n`s, so that k(n, f) in a loop builds no policy
+# (the launch copies the policy; the cached object is never changed).
+_ranges = {}
+
+
+def _policy(p):
+    if type(p) is _Policy:
+        return p
+    if isinstance(p, (int, np.integer)):
+        p = int(p)
+        r = _ranges.get(p)
+        if r is None:
+            if len(_ranges) > 256:
+                _ranges.clear()
+            r = _ranges[p] = range_(p)
+        return r
+    if isinstance(p, tuple) and len(p) == 2:
+        return range_(p[0], p[1])
+    raise _inval("a policy is a kc.range_/mdrange/team result, an int n "
+                 "(the range [0, n)) or a (begin, end) pair, not %r" % (p,))
+
+
+# ------------------------------------------------------------- functors
+
+_Structure = ctypes.Structure
+_addressof = ctypes.addressof
+_sizeof = ctypes.sizeof
+_byref = ctypes.byref
+
+
+def _functor_bytes(f):
+    """(pointer, size, keepalive) of a functor: a ctypes.Structure, a numpy
+    structured scalar or 1-element array, bytes, or None."""
+    if f is None:
+        return None, 0, None
+    if isinstance(f, _Structure):
+        return ctypes.addressof(f), ctypes.sizeof(f), f
+    if isinstance(f, np.void):
+        a = np.array(f)
+        return a.ctypes.data, a.nbytes, a
+    if isinstance(f, np.ndarray):
+        if f.size != 1 or not f.flags.c_contiguous:
+            raise _inval("a numpy functor is one structured element")
+        return f.ctypes.data, f.nbytes, f
+    if isinstance(f, (bytes, bytearray)):
+        buf = ctypes.create_string_buffer(bytes(f), len(f))
+        return ctypes.addressof(buf), len(f), buf
+    raise _inval("a functor is a ctypes.Structure, a numpy structured "
+                 "value or bytes, not %s" % type(f).__name__)
+
+
+def struct(cls, **fields):
+    """Builds a ctypes.Structure of class `cls`, converting arrays given for
+    pointer fields (c_void_p or POINTER(...)) with kc.data_ptr.  A field
+    name cls does not have is an error (no silent zero)."""
+    names = {name: ctype for name, ctype, *_ in cls._fields_}
+    obj = cls()
+    for name, value in fields.items():
+        if name not in names:
+            raise _inval("%s has no field %r (fields: %s)" %
+                         (cls.__name__, name, ", ".join(names)))
+        ctype = names[name]
+        is_ptr = ctype is ctypes.c_void_p or (
+            isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer))
+        if is_ptr and not isinstance(value, (int, type(None), ctypes._Pointer,
+                                             ctypes.c_void_p)):
+            value = _array.data_ptr(value)
+            if ctype is not ctypes.c_void_p:
+                value = ctypes.cast(value, ctype)
+        setattr(obj, name, value)
+    return obj
+
+
+# -------------------------------------------------------------- kernels
+
+class Kernel:
+    """A registered kc kernel (kc.kernel(name)).  Attributes: name, kind
+    ("for", "reduce", ...), rank, signature (CALL kernels), result_dtype
+    (reducing kernels with a built-in reducer)."""
+
+    def __init__(self, handle):
+        self.handle = handle
+        d = _lib.KernelDesc()
+        d.struct_size = ctypes.sizeof(d)
+        check(L.kc_kernel_describe(handle, ctypes.byref(d)),
+              "kc_kernel_describe")
+        self.name = d.name.decode()
+        self._kind = d.kind
+        self.kind = _KIND_NAMES.get(d.kind, str(d.kind))
+        self.rank = d.rank
+        self.signature = d.signature.decode() if d.signature else None
+        self._op = d.reducer.op
+        self.value_size = d.reducer.size
+        self.result_dtype = None
+        if self._op in (_SUM, _PROD, _MIN, _MAX):
+            self.result_dtype = _SCALARS[d.reducer.type]
+        elif self._op in (_MINLOC, _MAXLOC):
+            self.result_dtype = np.dtype(
+                {"names": ["val", "loc"],
+                 "formats": [_SCALARS[d.reducer.type], np.int64],
+                 "offsets": [0, 8], "itemsize": 16})
+        if self._kind == CALL:
+            self._argtypes = [_SIG[c] for c in self.signature or ""]
+
+    def __repr__(self):
+        return "kc.Kernel(%r, kind=%r)" % (self.name, self.kind)
+
+    def _label(self, label):
+        return label.encode() if label else None
+
+    def for_(self, policy, functor=None, label=None):
+        """kc_parallel_for; asynchronous on device backends (kc.fence())."""
+        p = policy if type(policy) is _Policy else _policy(policy)
+        if isinstance(functor, _Structure):  # the common case, kept short
+            rc = _pfor(label.encode() if label else None, self.handle,
+                       _byref(p), _addressof(functor), _sizeof(functor))
+        else:
+            fp, fs, keep = _functor_bytes(functor)
+            rc = _pfor(label.encode() if label else None, self.handle,
+                       _byref(p), fp, fs)
+            del keep
+        if rc:
+            check(rc, "kc_parallel_for")
+
+    def reduce(self, policy, functor=None, label=None, dtype=None, out=None):
+        """kc_parallel_reduce.  Returns the value: a Python scalar for the
+        built-in reducers, (val, loc) for MINLOC/MAXLOC, and for a custom
+        reducer a numpy value of `dtype` (a structured dtype matching the C
+        struct) or the raw bytes.  With out= (a kc.Array of the value's
+        size) the call is asynchronous and the value lands in out."""
+        if self._kind not in (REDUCE, MDREDUCE, TEAM_REDUCE):
+            raise _inval("kernel '%s' is a %s kernel, not a reduction" %
+                         (self.name, self.kind))
+        p = _policy(policy)
+        fp, fs, keep = _functor_bytes(functor)
+        if out is not None:
+            if not isinstance(out, _array.Array) or out.nbytes < \
+                    self.value_size:
+                raise _inval("out must be a kc.Array of at least %d bytes" %
+                             self.value_size)
+            check(L.kc_parallel_reduce(self._label(label), self.handle,
+                                       ctypes.byref(p), fp, fs, out.ptr),
+                  "kc_parallel_reduce")
+            return out
+        dt = np.dtype(dtype) if dtype is not None else self.result_dtype
+        if dt is not None and dt.itemsize != self.value_size:
+            raise _inval("dtype %s has %d bytes; kernel '%s' reduces values "
+                         "of %d bytes" % (dt, dt.itemsize, self.name,
+                                          self.value_size))
+        buf = ctypes.create_string_buffer(max(self.value_size, 1))
+        check(L.kc_parallel_reduce(self._label(label), self.handle,
+                                   ctypes.byref(p), fp, fs, buf),
+              "kc_parallel_reduce")
+        del keep
+        raw = buf.raw[:self.value_size]
+        if dt is None:
+            return raw
+        v = np.frombuffer(raw, dt)[0]
+        if self._op in (_MINLOC, _MAXLOC) and dtype is None:
+            return (v["val"].item(), int(v["loc"]))
+        if dt.fields is None and dtype is None:
+            return v.item()
+        return v
+
+    def scan(self, policy, functor=None, label=None, dtype=None):
+        """kc_parallel_scan; returns the total over the range (a Python
+        scalar for built-in sums, else as reduce())."""
+        if self._kind != SCAN:
+            raise _inval("kernel '%s' is a %s kernel, not a scan" %
+                         (self.name, self.kind))
+        p = _policy(policy)
+        fp, fs, keep = _functor_bytes(functor)
+        buf = ctypes.create_string_buffer(max(self.value_size, 1))
+        check(L.kc_parallel_scan(self._label(label), self.handle,
+                                 ctypes.byref(p), fp, fs, buf),
+              "kc_parallel_scan")
+        del keep
+        raw = buf.raw[:self.value_size]
+        dt = np.dtype(dtype) if dtype is not None else self.result_dtype
+        if dt is None:
+            return raw
+        v = np.frombuffer(raw, dt)[0]
+        return v.item() if dt.fields is None and dtype is None else v
+
+    def call(self, policy, *args, label=None):
+        """kc_parallel_call of a CALL kernel with its plain arguments
+        (arrays for 'p' parameters are passed by kc.data_ptr)."""
+        if self._kind != CALL:
+            raise _inval("kernel '%s' is a %s kernel, not a CALL kernel" %
+                         (self.name, self.kind))
+        if len(args) != len(self._argtypes):
+            raise by_code[-17](-17, "kernel '%s' takes %d arguments "
+                               "(signature '%s'), %d given" %
+                               (self.name, len(self._argtypes),
+                                self.signature, len(args)))
+        p = _policy(policy)
+        vals = []
+        for t, a in zip(self._argtypes, args):
+            if t is ctypes.c_void_p and not isinstance(a, (int, type(None))):
+                a = _array.data_ptr(a)
+            vals.append(t(a))
+        argv = (ctypes.c_void_p * max(len(vals), 1))(
+            *[ctypes.addressof(v) for v in vals])
+        check(L.kc_parallel_call(self._label(label), self.handle,
+                                 ctypes.byref(p), len(vals), argv),
+              "kc_parallel_call")
+
+    def __call__(self, policy, *args, **kw):
+        """Launches by kind: for/team → for_, reductions → reduce, scans →
+        scan, CALL → call."""
+        if self._kind in _FOR_KINDS:
+            return self.for_(policy, *args, **kw)
+        if self._kind in (REDUCE, MDREDUCE, TEAM_REDUCE):
+            return self.reduce(policy, *args, **kw)
+        if self._kind == SCAN:
+            return self.scan(policy, *args, **kw)
+        return self.call(policy, *args, **kw)
+
+
+_pfor = L.kc_parallel_for
+
+
+def kernel(name):
+    """The registered kernel `name` (kc.ENOKERNEL if none)."""
+    h = ctypes.c_void_p()
+    check(L.kc_kernel_get(name.encode(), ctypes.byref(h)), "kc_kernel_get")
+    return Kernel(h.value)
+
+
+def register_call(name, host, signature, ptx=None, ptx_entry=None):
+    """Registers a CALL kernel by hand: `host` is the address (int) or a
+    ctypes function of fn(kc_index b, kc_index e, args...), `signature`
+    its parameter letters (p i I l L f d).  The strings are kept alive for
+    the life of the process, as kc requires."""
+    d = _lib.KernelDesc()
+    d.struct_size = ctypes.sizeof(d)
+    keep = [name.encode(), signature.encode(),
+            ptx.encode() if ptx else None,
+            ptx_entry.encode() if ptx_entry else None, host]
+    _registered.append(keep)
+    d.name, d.signature, d.ptx, d.ptx_entry = keep[0], keep[1], keep[2], \
+        keep[3]
+    d.kind = CALL
+    d.host = host if isinstance(host, int) else ctypes.cast(
+        host, ctypes.c_void_p).value
+    h = ctypes.c_void_p()
+    check(L.kc_kernel_register(ctypes.byref(d), ctypes.byref(h)),
+          "kc_kernel_register")
+    return Kernel(h.value)
+
+
+_registered = []
+
+
+# ---------------------------------------------------- kernel libraries
+
+class Library:
+    """A shared library built by kcc, loaded; its kernels registered
+    themselves when it was loaded.  lib.kernel(name) or lib[name]."""
+
+    def __init__(self, path, cdll):
+        self.path = path
+        self.cdll = cdll
+
+    def kernel(self, name):
+        return kernel(name)
+
+    __getitem__ = kernel
+
+    def __repr__(self):
+        return "kc.Library(%r)" % self.path
+
+
+_loaded = {}
+_load_lock = threading.Lock()
+
+
+def load(path):
+    """Loads a shared library built by kcc (its constructors register its
+    kernels).  Loading the same file twice returns the same Library."""
+    real = os.path.realpath(path)
+    with _load_lock:
+        if real not in _loaded:
+            _loaded[real] = Library(real, ctypes.CDLL(real))
+        return _loaded[real]
+
+
+def _kcc():
+    env = os.environ.get("KC_KCC")
+    if env:
+        return env
+    pkg = shutil.which(os.environ.get("PKG_CONFIG", "pkg-config"))
+    if pkg:
+        r = subprocess.run([pkg, "--variable=kcc", "kc"],
+                           capture_output=True, text=True)
+        cand = r.stdout.strip()
+        if r.returncode == 0 and cand and os.access(cand, os.X_OK):
+            return cand
+    found = shutil.which("kcc")
+    if not found:
+        raise _inval("kcc not found: set KC_KCC, or PKG_CONFIG_PATH to kc's "
+                     "pkgconfig directory (kc.pc names kcc), or put kcc on "
+                     "PATH")
+    return found
+
+
+def _pkg_flags():
+    pkg = shutil.which(os.environ.get("PKG_CONFIG", "pkg-config"))
+    if not pkg:
+        return []
+    r = subprocess.run([pkg, "--cflags", "--libs", "kc"],
+                       capture_output=True, text=True)
+    return r.stdout.split() if r.returncode == 0 else []
+
+
+def cache_dir():
+    """Where build() keeps compiled libraries: $KC_PY_CACHE, else
+    $XDG_CACHE_HOME/kc or ~/.cache/kc."""
+    d = os.environ.get("KC_PY_CACHE")
+    if not d:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+            os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "kc")
+    return d
+
+
+def build(source, flags=(), depends=(), cache=None):
+    """Builds a .kc.c file into a shared library with kcc (once: the result
+    is cached under a key made of the source, the files in `depends`, the
+    flags, kcc's path and version and libkc's path) and loads it.
+    Returns a kc.Library.  A failed compile raises kc.EJIT with kcc's
+    output."""
+    kcc = _kcc()
+    h = hashlib.sha256()
+    with open(source, "rb") as f:
+        h.update(f.read())
+    for dep in depends:
+        with open(dep, "rb") as f:
+            h.update(b"\0dep\0" + f.read())
+    ver = subprocess.run([kcc, "--version"], capture_output=True, text=True)
+    for part in (kcc, ver.stdout, _lib.path, " ".join(flags)):
+        h.update(b"\0" + part.encode())
+    d = cache or cache_dir()
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(d, "%s-%s.so" % (
+        os.path.basename(source).split(".")[0], h.hexdigest()[:24]))
+    if not os.path.exists(out):
+        fd, tmp = tempfile.mkstemp(suffix=".so", dir=d)
+        os.close(fd)
+        cmd = [kcc, "-shared", "-fPIC", "-o", tmp, os.path.abspath(source)] \
+            + list(flags) + _pkg_flags()
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            os.unlink(tmp)
+            raise by_code[-11](-11, "kcc failed (%s):\n%s%s" % (
+                " ".join(cmd), r.stdout, r.stderr))
+        os.replace(tmp, out)  # atomic: concurrent builders agree
+    return load(out)
