@@ -8,6 +8,11 @@
  *
  * A plugin is dlclose()d only when the core has called none of its code:
  * once probe ran it may hold threads or driver state, so it stays loaded.
+ *
+ * Nothing is dlopen()ed blindly: the file is first opened without blocking
+ * and its ELF layout checked (loader-elf.c), since the dynamic loader
+ * faults on a truncated file and blocks on a FIFO.  Settings and paths are
+ * held in allocated memory, whatever their length.
  */
 #include <config.h>
 
@@ -340,8 +345,8 @@ static int list_has(const char *list, const char *name) {
 }
 
 /* "serial, threads, openmp": the built-in backend and every plugin name
- * whose file exists in the search path (a symbolic link that leads nowhere
- * is not a backend), in search order, each once. */
+ * whose file is a regular file, or a link to one, in the search path (a
+ * link that leads nowhere is not a backend), in search order, each once. */
 static void available_names(const search_path *sp, strbuf *b) {
   sb_addf(b, "serial");
   for (int i = 0; i < sp->n; i++) {
@@ -352,7 +357,8 @@ static void available_names(const search_path *sp, strbuf *b) {
       struct stat st;
       name_from_file(files[f], name, sizeof name);
       char *path = join_plugin(sp->d[i].dir, name);
-      if (path && stat(path, &st) == 0 && !list_has(sb_str(b), name))
+      if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+          !list_has(sb_str(b), name))
         sb_addf(b, ", %s", name);
       free(path);
     }
@@ -407,7 +413,7 @@ static int refuse_link(const char *path, int err) {
       to[n] = '\0';
       int rc = kc__error(KC_EPLUGIN,
                          "cannot load %s: it is a dangling symbolic link "
-                         "(to '%s', which does not exist)",
+                         "(to '%s', which leads nowhere)",
                          path, to);
       free(to);
       return rc;
