@@ -31,15 +31,14 @@ static void check_accepted(const mem *m) {
   if (m->size < sizeof eh)
     abort();
   memcpy(&eh, m->data, sizeof eh);
-  if ((unsigned __int128)eh.e_phoff +
-          (unsigned __int128)eh.e_phnum * sizeof(ElfW(Phdr)) >
-      m->size)
+  uint64_t phbytes = (uint64_t)eh.e_phnum * sizeof(ElfW(Phdr));
+  if (eh.e_phoff > m->size || phbytes > m->size - eh.e_phoff)
     abort();
   for (unsigned i = 0; i < eh.e_phnum; i++) {
     ElfW(Phdr) ph;
     memcpy(&ph, m->data + eh.e_phoff + i * sizeof ph, sizeof ph);
     if (ph.p_type == PT_LOAD &&
-        (unsigned __int128)ph.p_offset + ph.p_filesz > m->size)
+        (ph.p_offset > m->size || ph.p_filesz > m->size - ph.p_offset))
       abort();
   }
 }
