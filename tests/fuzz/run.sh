@@ -75,7 +75,6 @@ fi
 ffi_cflags=$(sed -n 's/^FFI_CFLAGS = //p' "$build/Makefile" | head -n 1)
 ffi_libs=$(sed -n 's/^FFI_LIBS = //p' "$build/Makefile" | head -n 1)
 cppflags="-I$build -I$src/include -I$build/include -I$src/libkc"
-cppflags="$cppflags -DKC_PLUGINDIR=\"/nonexistent-kc-fuzz\""
 
 # libkc, instrumented, as one archive.
 echo "fuzz: compiling libkc with $CLANG ($flags)"
@@ -88,7 +87,7 @@ for f in "$src"/libkc/*.c; do
   # Two compilers at a time (CI machines have two cores).
   # shellcheck disable=SC2086
   "$CLANG" $flags -fsanitize=fuzzer-no-link -pthread $cppflags $ffi_cflags \
-    -c "$f" -o "$o" 2>"$o.log" &
+    -DKC_PLUGINDIR='"/nonexistent-kc-fuzz"' -c "$f" -o "$o" 2>"$o.log" &
   running=$((running + 1))
   if test $running -ge 2; then
     wait
@@ -107,6 +106,7 @@ done
 # shellcheck disable=SC2086
 ar rcs "$out/libkc-fuzz.a" $objs || exit 1
 
+# shellcheck disable=SC2086
 set -- $targets
 n=$#
 test "$n" -gt 0 || { echo "no fuzz target"; exit 1; }
