@@ -67,8 +67,8 @@ int kc_backend_error(int code, const char *fmt, ...) {
 }
 
 int kc__noinit(const char *fn) {
-  return kc__error(KC_ENOINIT,
-                   "%s: kc is not initialized (call kc_init first)", fn);
+  return kc__error(KC_ENOINIT, "%s: kc is not initialized (call kc_init first)",
+                   fn);
 }
 
 int kc__nested(const char *fn) {
@@ -98,10 +98,18 @@ int kc__verbose_on(void) {
 }
 
 static void vverbose(const char *fmt, va_list ap) {
-  char line[4096];
-  vsnprintf(line, sizeof line, fmt, ap);
+  char line[4096], *big = NULL;
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  /* A line naming a long path or list is printed whole. */
+  if (n >= (int)sizeof line && (big = malloc((size_t)n + 1)) != NULL)
+    vsnprintf(big, (size_t)n + 1, fmt, again);
+  va_end(again);
   /* One fprintf per line so that lines from several threads do not mix. */
-  fprintf(stderr, "kc: %s\n", line);
+  fprintf(stderr, "kc: %s%s\n", big ? big : line,
+          n >= (int)sizeof line && !big ? "..." : "");
+  free(big);
 }
 
 void kc__verbose(const char *fmt, ...) {
@@ -120,4 +128,14 @@ void kc_backend_verbose(const char *fmt, ...) {
   va_start(ap, fmt);
   vverbose(fmt, ap);
   va_end(ap);
+}
+
+const char *kc__secure_getenv(const char *name) {
+  const char *v = secure_getenv(name);
+  /* getenv() only to tell the user why the setting had no effect. */
+  if (!v && getenv(name))
+    kc__verbose("%s is ignored: this program runs with raised privileges "
+                "(setuid, setgid or file capabilities)",
+                name);
+  return v;
 }

@@ -80,13 +80,59 @@ static int fill_info(kc_info *out) {
   return rc;
 }
 
+/* Starts the backend the loader picked; on failure nothing is left
+ * behind, and the loader may try the next one. */
+static int start_backend(const kc__backend_pick *pick, void *arg) {
+  kc_info *info = arg;
+  const kc_backend_config *cfg = &kc__rt.cfg;
+  if (cfg->device >= pick->ndevices)
+    return kc__error(KC_ENODEV,
+                     "KC_DEVICE=%d but backend '%s' (%s) has %d device(s)",
+                     cfg->device, pick->ops->name, pick->path, pick->ndevices);
+
+  const kc_backend_ops *ops = pick->ops;
+  void *state = kc__zalloc64(ops->state_size);
+  if (!state)
+    return kc__error(KC_ENOMEM,
+                     "kc_init: cannot allocate %zu bytes of state for "
+                     "backend '%s'",
+                     ops->state_size, ops->name);
+  kc__error(0, "%s", "");
+  int rc = ops->init(state, cfg);
+  if (rc < 0) {
+    char *why = strdup(*kc_last_error() ? kc_last_error() : kc_strerror(rc));
+    free(state);
+    kc__error(rc, "backend '%s' (%s) failed to initialise: %s", ops->name,
+              pick->path, why ? why : kc_strerror(rc));
+    free(why);
+    return rc;
+  }
+
+  kc__rt.ops = ops;
+  kc__rt.state = state;
+  kc__rt.name = ops->name;
+  kc__rt.ndevices = pick->ndevices;
+  memcpy(kc__rt.path, pick->path, sizeof kc__rt.path);
+
+  rc = fill_info(info);
+  if (rc < 0) {
+    char *why = strdup(kc_last_error());
+    ops->finalize(state);
+    free(state);
+    kc__rt.ops = NULL;
+    kc__rt.state = NULL;
+    kc__rt.name = NULL;
+    kc__rt.path[0] = '\0';
+    kc__error(rc, "backend '%s': its info slot failed: %s", ops->name,
+              why ? why : kc_strerror(rc));
+    free(why);
+    return rc;
+  }
+  return 0;
+}
+
 static int init_locked(void) {
   kc__verbose_refresh();
-  kc__backend_pick pick;
-  int rc = kc__loader_pick(&pick);
-  if (rc < 0)
-    return rc;
-
   kc_backend_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.device = env_int("KC_DEVICE", 0);
@@ -99,48 +145,12 @@ static int init_locked(void) {
     return kc__error(KC_EINVAL,
                      "KC_NUM_THREADS='%s' is not a number of threads",
                      getenv("KC_NUM_THREADS"));
-  if (cfg.device >= pick.ndevices)
-    return kc__error(KC_ENODEV,
-                     "KC_DEVICE=%d but backend '%s' (%s) has %d device(s)",
-                     cfg.device, pick.ops->name, pick.path, pick.ndevices);
-
-  const kc_backend_ops *ops = pick.ops;
-  void *state = kc__zalloc64(ops->state_size);
-  if (!state)
-    return kc__error(KC_ENOMEM,
-                     "kc_init: cannot allocate %zu bytes of state for "
-                     "backend '%s'",
-                     ops->state_size, ops->name);
-  kc__error(0, "%s", "");
-  rc = ops->init(state, &cfg);
-  if (rc < 0) {
-    char why[2048];
-    snprintf(why, sizeof why, "%s",
-             *kc_last_error() ? kc_last_error() : kc_strerror(rc));
-    free(state);
-    return kc__error(rc, "backend '%s' (%s) failed to initialise: %s",
-                     ops->name, pick.path, why);
-  }
-
-  kc__rt.ops = ops;
-  kc__rt.state = state;
-  kc__rt.name = ops->name;
-  kc__rt.ndevices = pick.ndevices;
   kc__rt.cfg = cfg;
-  memcpy(kc__rt.path, pick.path, sizeof kc__rt.path);
 
   kc_info info;
-  rc = fill_info(&info);
-  if (rc < 0) {
-    char why[2048];
-    snprintf(why, sizeof why, "%s", kc_last_error());
-    ops->finalize(state);
-    free(state);
-    kc__rt.ops = NULL;
-    kc__rt.state = NULL;
-    return kc__error(rc, "backend '%s': its info slot failed: %s", ops->name,
-                     why);
-  }
+  int rc = kc__loader_start(start_backend, &info);
+  if (rc < 0)
+    return rc;
   kc__rt.spaces = info.spaces;
   kc__rt.gen++;
   atomic_store_explicit(&kc__rt.up, 1, memory_order_release);

@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <kc/backend.h>
 
@@ -93,9 +94,48 @@ typedef struct kc__backend_pick {
   char path[4096];
 } kc__backend_pick;
 
-/* Resolves KC_BACKEND (or the default preference order) to a backend whose
- * probe found a device.  Sets the detail on failure. */
-int kc__loader_pick(kc__backend_pick *out) KC__HIDDEN;
+/* Starts a backend the loader picked (config, state, init, info); 0 or a
+ * negative code with the detail set.  On failure it must leave nothing
+ * behind: the loader may go on to the next candidate. */
+typedef int (*kc__backend_start_fn)(const kc__backend_pick *pick, void *arg);
+
+/* Resolves KC_BACKEND (or the default preference order) to backends whose
+ * probe found a device and calls start on each until one starts.  A single
+ * named backend is tried alone (its failure is the answer); a preference
+ * list and the automatic order go on to the next candidate when a file is
+ * refused or start fails, saying why under KC_VERBOSE.  Sets the detail on
+ * failure. */
+int kc__loader_start(kc__backend_start_fn start, void *arg) KC__HIDDEN;
+
+/* The elements of KC_BACKEND: split at ',', blanks (space, tab) trimmed,
+ * empty elements dropped.  Any length and any number of elements.  Returns
+ * the count with *out an array of that many strings (free with
+ * kc__strv_free), or KC_ENOMEM. */
+int kc__backend_list_parse(const char *s, char ***out) KC__HIDDEN;
+
+/* The directories of KC_PLUGIN_PATH: split at ':', empty elements dropped,
+ * trailing '/' removed (a lone "/" stays).  As kc__backend_list_parse. */
+int kc__plugin_path_parse(const char *s, char ***out) KC__HIDDEN;
+
+void kc__strv_free(char **v, int n) KC__HIDDEN;
+
+/* Reads `n` bytes at `off` into buf: 0, or -1 when they cannot all be read. */
+typedef int (*kc__elf_read_fn)(void *ctx, uint64_t off, void *buf, size_t n);
+
+/* Whether a file of `size` bytes, read through rd, is an ELF shared object
+ * of this process's class, byte order and machine whose loadable segments
+ * and dynamic section lie inside the file (so that dlopen() can map it
+ * without faulting).  0, or -1 with the reason in why ("truncated: ...",
+ * "an ELF file for AArch64 ..."), to follow "<path> is ". */
+int kc__elf_check(kc__elf_read_fn rd, void *ctx, uint64_t size, char *why,
+                  size_t cap) KC__HIDDEN;
+
+/* getenv() for variables that name code to load or places to load it from
+ * (KC_BACKEND, KC_PLUGIN_PATH, KC_TOOLS_LIBS, ...): NULL in a process
+ * running with raised privileges (setuid, setgid, file capabilities:
+ * secure_getenv()), saying under KC_VERBOSE that the variable was
+ * ignored. */
+const char *kc__secure_getenv(const char *name) KC__HIDDEN;
 
 /* The built-in serial backend. */
 extern const kc_backend_ops kc__serial_ops KC__HIDDEN;

@@ -219,7 +219,7 @@ static int find_named_tool(const char *name, char *buf, size_t cap) {
   if (strchr(name, '/') || strstr(name, ".so"))
     return 0;
   char dirs[4096] = "";
-  const char *env = getenv("KC_PLUGIN_PATH");
+  const char *env = kc__secure_getenv("KC_PLUGIN_PATH");
   size_t used = 0;
   if (env && *env)
     used += (size_t)snprintf(dirs, sizeof dirs, "%s:", env);
@@ -350,12 +350,12 @@ static void declare_kc_metadata(const kc_info *info) {
 
 static const char *env_or(const char *name, const char *fallback,
                           const char **which) {
-  const char *v = getenv(name);
+  const char *v = kc__secure_getenv(name);
   if (v) {
     *which = name;
     return v;
   }
-  v = getenv(fallback);
+  v = kc__secure_getenv(fallback);
   *which = fallback;
   return v;
 }

@@ -66,19 +66,6 @@ static void set_env(const char *backend, const char *plugin_path) {
     unsetenv("KC_PLUGIN_PATH");
 }
 
-/* dlerror()'s text for a file, as kc must quote it. */
-static const char *dlerror_of(const char *path) {
-  static char why[1024];
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (h) {
-    dlclose(h);
-    snprintf(why, sizeof why, "(dlopen worked)");
-  } else {
-    snprintf(why, sizeof why, "%s", dlerror());
-  }
-  return why;
-}
-
 static void plugin_file(char *out, size_t cap, const char *name) {
   snprintf(out, cap, "%s/libkc-%s.so", tp_dir, name);
 }
@@ -138,7 +125,7 @@ static void sc_unknown_name(void) {
 static void sc_missing_path(void) {
   const char *path = "/nonexistent-kc-dir/libkc-ghost.so";
   char msg[2048];
-  snprintf(msg, sizeof msg, "cannot load %s: %s", path, dlerror_of(path));
+  snprintf(msg, sizeof msg, "cannot load %s: %s", path, strerror(ENOENT));
   set_env(path, NULL);
   expect_refusal(KC_EPLUGIN, msg);
 }
@@ -147,7 +134,8 @@ static void sc_missing_path(void) {
 static void sc_not_a_shared_object(void) {
   char path[PATH_MAX + 32], msg[2 * PATH_MAX + 512];
   snprintf(path, sizeof path, "%s/libkc-notso.so", tmpdir);
-  snprintf(msg, sizeof msg, "cannot load %s: %s", path, dlerror_of(path));
+  snprintf(msg, sizeof msg,
+           "cannot load %s: it is not an ELF file (no ELF magic number)", path);
   set_env(path, NULL);
   expect_refusal(KC_EPLUGIN, msg);
   set_env("notso", tmpdir);
@@ -231,6 +219,66 @@ static void sc_init_fails(void) {
   /* twice in a row, too */
   set_env(path, NULL);
   KC_CHECK(kc_init() < 0);
+  check_recovers();
+}
+
+/* A backend whose init fails is one failure among others in a preference
+ * list: the next one is started, and KC_VERBOSE says why. */
+static void sc_init_fails_in_list(void) {
+  char path_both[2 * PATH_MAX + 2], list[64];
+  const char *good = is_built("threads") ? "threads" : "serial";
+  snprintf(path_both, sizeof path_both, "%s:%s", tp_dir, real_path);
+  snprintf(list, sizeof list, "initfail,%s", good);
+  set_env(list, path_both);
+  setenv("KC_VERBOSE", "1", 1);
+  captured_reset();
+  if (KC_CHECK_OK(kc_init()) == 0) {
+    KC_CHECK_EQ_STR(kc_backend_name(), good);
+    KC_CHECK_OK(kc_finalize());
+  }
+  const char *out = captured();
+  KC_CHECK_CONTAINS(out, "'initfail' cannot be used");
+  KC_CHECK_CONTAINS(out, "test plugin initfail fails its init by design");
+  unsetenv("KC_VERBOSE");
+  /* Every member failing: each reason, init's included. */
+  set_env("initfail,nodev", path_both);
+  KC_CHECK(kc_init() < 0);
+  KC_CHECK_CONTAINS(kc_last_error(),
+                    "no backend of KC_BACKEND='initfail,nodev' could be "
+                    "used: initfail: backend 'initfail' (");
+  KC_CHECK_CONTAINS(kc_last_error(), "failed to initialise: test plugin "
+                                     "initfail fails its init by design; "
+                                     "nodev: ");
+  check_recovers();
+}
+
+/* Automatic mode: a "cuda" plugin that probes a device but fails its init
+ * (a broken driver) is skipped quietly; the next backend is used. */
+static void sc_init_fails_auto(void) {
+  char dirs[3 * PATH_MAX];
+  snprintf(dirs, sizeof dirs, "%s/tests/testplugins/initfail-cuda/.libs:%s",
+           getenv("KC_TEST_TOP_BUILDDIR"), real_path);
+  const char *want = is_built("openmp")    ? "openmp"
+                     : is_built("threads") ? "threads"
+                                           : "serial";
+  set_env(NULL, dirs);
+  captured_reset();
+  if (KC_CHECK_OK(kc_init()) == 0) {
+    KC_CHECK_EQ_STR(kc_backend_name(), want);
+    KC_CHECK_OK(kc_finalize());
+  }
+  KC_CHECK_EQ_STR(captured(), "");
+  setenv("KC_VERBOSE", "1", 1);
+  if (KC_CHECK_OK(kc_init()) == 0)
+    KC_CHECK_OK(kc_finalize());
+  const char *out = captured();
+  KC_CHECK_CONTAINS(out, "skipping backend 'cuda': backend 'cuda' (");
+  KC_CHECK_CONTAINS(out, "fails its init by design");
+  unsetenv("KC_VERBOSE");
+  /* Named alone, the same plugin is a hard error. */
+  set_env("cuda", dirs);
+  KC_CHECK(kc_init() < 0);
+  KC_CHECK_CONTAINS(kc_last_error(), "fails its init by design");
   check_recovers();
 }
 
@@ -467,6 +515,8 @@ static const scenario scenarios[] = {
     {"plugin file not named libkc-<name>.so", sc_badly_named_file},
     {"plugin whose probe finds no device", sc_no_device},
     {"plugin whose init fails", sc_init_fails},
+    {"init failure in a preference list", sc_init_fails_in_list},
+    {"init failure in automatic mode", sc_init_fails_auto},
     {"plugin of a newer minor ABI", sc_future_minor},
     {"absolute path to a real plugin", sc_absolute_path},
     {"preference list", sc_preference_list},

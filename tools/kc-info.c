@@ -14,26 +14,58 @@
 
 #include "loader.h"
 
+/* Text from file names and plugins, kept on one line: a control character
+ * is written as \n, \t or \xHH, and a backslash as \\. */
+static void put_text(const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '\n')
+      fputs("\\n", stdout);
+    else if (c == '\t')
+      fputs("\\t", stdout);
+    else if (c == '\\')
+      fputs("\\\\", stdout);
+    else if (c < 0x20 || c == 0x7f)
+      printf("\\x%02x", c);
+    else
+      putchar(c);
+  }
+}
+
 static void print_dir(const char *dir, const char *origin, int exists,
                       void *arg) {
   (void)arg;
-  printf("plugin-dir: %s (%s%s)\n", dir, origin, exists ? "" : ", missing");
+  printf("plugin-dir: ");
+  put_text(dir);
+  printf(" (%s%s)\n", origin, exists ? "" : ", missing");
 }
 
 static void print_plugin(const kc__plugin_report *r, void *arg) {
   int *accepted = arg;
+  printf("plugin: ");
+  put_text(r->path);
   if (r->shadowed_by) {
-    printf("plugin: %s: shadowed by %s\n", r->path, r->shadowed_by);
+    printf(": shadowed by ");
+    put_text(r->shadowed_by);
   } else if (r->code == 0) {
     ++*accepted;
-    printf("plugin: %s: accepted: %s, ABI %u.%u, %d device(s)%s%s\n", r->path,
-           r->name, r->abi_major, r->abi_minor, r->ndevices,
-           r->description && *r->description ? ": " : "",
-           r->description ? r->description : "");
+    printf(": accepted: %s, ABI %u.%u, %d device(s)", r->name, r->abi_major,
+           r->abi_minor, r->ndevices);
+    if (r->description && *r->description) {
+      printf(": ");
+      put_text(r->description);
+    }
   } else {
-    printf("plugin: %s: refused: %s: %s\n", r->path, kc_err_name(r->code),
-           r->detail);
+    printf(": refused: %s: ", kc_err_name(r->code));
+    put_text(r->detail);
   }
+  printf("\n");
+}
+
+static void print_error(int rc) {
+  printf("backend-error: %s: ", kc_err_name(rc));
+  put_text(kc_last_error());
+  printf("\n");
 }
 
 static void print_spaces(unsigned spaces) {
@@ -74,7 +106,7 @@ int main(int argc, char **argv) {
   int rc = kc_init();
   if (rc < 0) {
     printf("backend: none\n");
-    printf("backend-error: %s: %s\n", kc_err_name(rc), kc_last_error());
+    print_error(rc);
     return 1;
   }
   kc_info info;
@@ -83,13 +115,15 @@ int main(int argc, char **argv) {
   rc = kc_get_info(&info);
   if (rc < 0) {
     printf("backend: %s\n", kc_backend_name());
-    printf("backend-error: %s: %s\n", kc_err_name(rc), kc_last_error());
+    print_error(rc);
     kc_finalize();
     return 1;
   }
   const kc_device_info *d = &info.dev;
   printf("backend: %s\n", info.backend);
-  printf("backend-path: %s\n", info.path);
+  printf("backend-path: ");
+  put_text(info.path);
+  printf("\n");
   printf("backend-plugin-abi: %d.%d\n", info.abi_major, info.abi_minor);
   printf("num-threads: %d\n", info.num_threads);
   printf("concurrency: %d\n", info.concurrency);

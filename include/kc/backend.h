@@ -6,6 +6,18 @@
  * plugin's state, and calls the slots below.  Plugins link against libkc
  * and may use the helpers declared at the end of this file.
  *
+ * Before dlopen() the core checks the file itself: a regular file holding
+ * an ELF shared object of the process's class, byte order and machine,
+ * with a dynamic section, whose loadable segments lie inside the file
+ * (a truncated copy is refused instead of faulting).  After it, the entry
+ * symbol must be a data object (not a function) of at least struct_size
+ * bytes where the symbol table records its size.  If init fails, the core
+ * calls no other slot; in a preference list or in automatic mode it then
+ * moves on to the next backend, so init must leave nothing behind that
+ * would disturb another backend in the same process.  A plugin reading a
+ * variable that names code to load (as the cuda plugin's KC_CUDA_DRIVER)
+ * should use secure_getenv(), as the core does for KC_BACKEND.
+ *
  * ABI rules (SQLite-VFS style):
  *  - The head (abi_major, abi_minor, struct_size, name) never changes.
  *  - A different abi_major is refused.  Slots are only ever appended, with

@@ -45,7 +45,29 @@ typedef int64_t kc_index;
  * initialises it.  Reference counted: each successful kc_init() needs one
  * kc_finalize(); only the first call loads anything.  Thread safe.
  * Errors: KC_ENOBACKEND (unknown name; the detail lists the available
- * ones), KC_EPLUGIN, KC_EABI, KC_ENODEV (the named backend has no device). */
+ * ones), KC_EPLUGIN, KC_EABI, KC_ENODEV (the named backend has no device).
+ *
+ * Choice: KC_BACKEND naming one backend (a name, "serial" or a path with a
+ * '/') takes that one or fails with its reason.  A comma-separated list
+ * takes the first member that is accepted *and* initialises; if none does,
+ * the detail gives every member's reason.  Unset or empty: cuda, openmp,
+ * threads, then the built-in serial, skipping (quietly; with the reason
+ * under KC_VERBOSE) any that is refused or whose init fails.  Settings of
+ * any length and any number of elements are honoured; a path of PATH_MAX
+ * bytes or more is refused (KC_EPLUGIN), never shortened.
+ *
+ * Files: before a plugin file is loaded it must be a regular file (not a
+ * directory, FIFO or device; a FIFO is never waited on) holding an ELF
+ * shared object of this process's class, byte order and machine whose
+ * program headers and loadable segments lie inside the file; a symbolic
+ * link that leads nowhere or loops is named as such.  Each refusal is
+ * KC_EPLUGIN, "cannot load <path>: <reason>".  Its entry symbol must be a
+ * data object at least as large as its struct_size says (KC_EABI).
+ *
+ * Privileged processes: in a setuid/setgid program or one with file
+ * capabilities (secure-execution mode), KC_BACKEND, KC_PLUGIN_PATH,
+ * KC_TOOLS_LIBS and KOKKOS_TOOLS_LIBS are ignored, as if unset (KC_VERBOSE
+ * says so), so that a user cannot make the program load code of theirs. */
 KC_API int kc_init(void);
 
 /* Drops one reference; the last one fences, frees every allocation still

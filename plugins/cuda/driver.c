@@ -73,15 +73,20 @@ static const struct {
 
 static void load(void) {
   /* KC_CUDA_DRIVER lets tests point at a stand-in library (or a missing
-   * one); the default is the driver's versioned soname. */
-  const char *file = getenv("KC_CUDA_DRIVER");
+   * one); the default is the driver's versioned soname.  It names code to
+   * load, so a privileged (setuid, setgid, capabilities) process ignores
+   * it, as libkc does KC_BACKEND. */
+  const char *file = secure_getenv("KC_CUDA_DRIVER");
+  if (!file && getenv("KC_CUDA_DRIVER"))
+    kc_backend_verbose("KC_CUDA_DRIVER is ignored: this program runs with "
+                       "raised privileges (setuid, setgid or file "
+                       "capabilities)");
   if (!file || !*file)
     file = "libcuda.so.1";
   void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *e = dlerror();
-    snprintf(api_why, sizeof api_why, "no CUDA driver (%s)",
-             e ? e : file);
+    snprintf(api_why, sizeof api_why, "no CUDA driver (%s)", e ? e : file);
     api_status = KC_ENODEV;
     return;
   }

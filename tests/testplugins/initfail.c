@@ -29,10 +29,18 @@ static int initfail_launch(void *state, const kc_launch *l) {
   abort();
 }
 
-KC_API const kc_backend_ops kc_backend_initfail = {
-    TP_OPS("initfail"),
-    .init = initfail_init,
-    .finalize = initfail_finalize,
-    .info = initfail_info,
+/* Built a second time as libkc-cuda.so (TP_NAME=cuda), a "cuda" plugin
+ * whose probe succeeds but whose init fails: automatic mode must go on. */
+#ifndef TP_NAME
+#define TP_NAME initfail
+#endif
+#define TP_STR_(x) #x
+#define TP_STR(x) TP_STR_(x)
+#define TP_SYM_(x) kc_backend_##x
+#define TP_SYM(x) TP_SYM_(x)
+
+KC_API const kc_backend_ops TP_SYM(TP_NAME) = {
+    TP_OPS(TP_STR(TP_NAME)),       .init = initfail_init,
+    .finalize = initfail_finalize, .info = initfail_info,
     .launch = initfail_launch,
 };
