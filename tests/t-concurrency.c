@@ -26,7 +26,7 @@
 
 KC_KERNEL_DECLARE(kt_count);
 
-enum { OWNERS = 3, RIDERS = 3, NHITS = 8 };
+enum { OWNERS = 2, RIDERS = 4, NHITS = 8 };
 
 static int rounds;
 
@@ -194,7 +194,7 @@ static int scenario(void *arg) {
 int main(void) {
   static const int none = 0, one = 1, two = 2;
   setvbuf(stdout, NULL, _IOLBF, 0);
-  rounds = (int)kc_test_large(200);
+  rounds = (int)kc_test_large(400);
   int skipped = 0;
   skipped += kc_isolate("no tool", scenario, (void *)&none, 240) == 77;
   skipped += kc_isolate("one tool", scenario, (void *)&one, 240) == 77;
