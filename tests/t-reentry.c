@@ -74,6 +74,12 @@ static int c_mirror_destroy(reentry_env *e) {
 static int c_mirror_modify_host(reentry_env *e) {
   return kc_mirror_modify_host(e->mirror);
 }
+static int c_mirror_modify_target(reentry_env *e) {
+  return kc_mirror_modify_target(e->mirror);
+}
+static int c_mirror_sync_host(reentry_env *e) {
+  return kc_mirror_sync_host(e->mirror);
+}
 static int c_mirror_sync_target(reentry_env *e) {
   return kc_mirror_sync_target(e->mirror);
 }
@@ -142,6 +148,8 @@ static const reentry_case cases[] = {
     {"kc_mirror_create", c_mirror_create, KC_EINVAL},
     {"kc_mirror_destroy", c_mirror_destroy, KC_EINVAL},
     {"kc_mirror_modify_host", c_mirror_modify_host, KC_EINVAL},
+    {"kc_mirror_modify_target", c_mirror_modify_target, KC_EINVAL},
+    {"kc_mirror_sync_host", c_mirror_sync_host, KC_EINVAL},
     {"kc_mirror_sync_target", c_mirror_sync_target, KC_EINVAL},
     {"kc_kernel_get", c_kernel_get, KC_EINVAL},
     {"kc_kernel_register", c_kernel_register, KC_EINVAL},
