@@ -186,7 +186,7 @@ static int prepare(kc_kernel *k) {
                        k->info.name, ops->kernel_state_size);
   }
   if (KC__OPS_HAS(ops, kernel_prepare)) {
-    int rc = ops->kernel_prepare(kc__rt.state, &k->info, k->state);
+    int rc = KC__SLOT(ops->kernel_prepare(kc__rt.state, &k->info, k->state));
     if (rc < 0) {
       /* Retried at the next launch, from zeroed state again. */
       if (k->state)
@@ -198,45 +198,46 @@ static int prepare(kc_kernel *k) {
   return 0;
 }
 
-/* Checks that kc is up and the kernel prepared; rt.lock held. */
-static int ready(call c, kc_kernel *k) {
-  if (kc__unlikely(!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)))
-    return kc__noinit(call_fn[c]);
-  if (kc__unlikely(!k->prepared))
-    return prepare(k);
-  return 0;
-}
-
-static int launch(call c, kc_kernel *k, kc_launch *l) {
+/* The launch proper, between kc__enter and kc__leave: the runtime stays up
+ * until it returns, so nothing is re-checked after a lock. */
+static int launch_entered(call c, kc_kernel *k, kc_launch *l) {
   static const kc__tools_parallel what[] = {KC__TOOLS_FOR, KC__TOOLS_REDUCE,
                                             KC__TOOLS_SCAN, KC__TOOLS_FOR};
-  /* Read once, so that a begin hook always has its end. */
-  const int tools = kc__tools_active;
   uint64_t kid = 0;
-  int begun = 0;
-  if (kc__unlikely(kc__in_kernel))
-    return kc__nested(call_fn[c]);
+  int rc = 0;
   pthread_mutex_lock(&kc__rt.lock);
-  int rc = ready(c, k);
-  if (kc__unlikely(tools) && rc == 0) {
+  if (kc__unlikely(!k->prepared))
+    rc = prepare(k);
+  if (kc__unlikely(kc__tools_active)) {
     /* The tool hooks run with no kc lock held: a tool may fence from them
      * (Kokkos' global fencing), and kc_fence takes kc__rt.lock.  The
      * kernel was prepared first, so a tool times the launch and not the
-     * one-time module load and JIT; after relocking, kc may have been
-     * finalised meanwhile, hence the second check. */
+     * one-time module load and JIT. */
     pthread_mutex_unlock(&kc__rt.lock);
+    if (rc < 0)
+      return rc;
     kc__tools_begin_parallel(what[c], l->label, &kid);
-    begun = 1;
     pthread_mutex_lock(&kc__rt.lock);
-    rc = ready(c, k);
+    l->kernel_state = k->state;
+    rc = KC__SLOT(kc__rt.ops->launch(kc__rt.state, l));
+    pthread_mutex_unlock(&kc__rt.lock);
+    kc__tools_end_parallel(what[c], kid);
+    return rc;
   }
   if (kc__likely(rc == 0)) {
     l->kernel_state = k->state;
-    rc = kc__rt.ops->launch(kc__rt.state, l);
+    rc = KC__SLOT(kc__rt.ops->launch(kc__rt.state, l));
   }
   pthread_mutex_unlock(&kc__rt.lock);
-  if (kc__unlikely(begun))
-    kc__tools_end_parallel(what[c], kid);
+  return rc;
+}
+
+static int launch(call c, kc_kernel *k, kc_launch *l) {
+  int rc = kc__enter(call_fn[c]);
+  if (kc__unlikely(rc < 0))
+    return rc;
+  rc = launch_entered(c, k, l);
+  kc__leave();
   return rc;
 }
 

@@ -73,8 +73,9 @@ int kc__noinit(const char *fn) {
 
 int kc__nested(const char *fn) {
   return kc__error(KC_EINVAL,
-                   "%s called from inside a kernel: kc launches and fences "
-                   "do not nest (use a team policy's nested loops instead)",
+                   "%s called from inside a kernel or a backend slot: kc "
+                   "cannot be re-entered from there, launches do not nest "
+                   "(use a team policy's nested loops instead)",
                    fn);
 }
 

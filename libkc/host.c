@@ -134,21 +134,14 @@ static inline void slot_init(const job *j, void *acc) {
 
 static void task_body(int tid, int nt, void *arg);
 
-/* Set while this thread runs a host launch's kernel code.  A kernel that
- * calls back into kc for a launch or a fence would wait for the runtime
- * lock its own launch holds (on the caller's thread) or for a caller that
- * waits for it (on a worker): dispatch refuses those calls instead.
- * The default (dynamic) TLS model: with initial-exec, libkc.so could not be
- * dlopen()ed by a program already running (Python's ctypes, Julia, R):
- * glibc then needs all of libkc's TLS, the error detail buffers included,
- * in the small static surplus, and refuses "cannot allocate memory in
- * static TLS block". */
-__thread int kc__in_kernel;
-
+/* Kernel code runs with the thread marked: a kernel that calls back into
+ * kc would wait for the runtime lock its own launch holds (on the caller's
+ * thread) or for a caller that waits for it (on a worker); the core
+ * refuses such calls instead (internal.h, "Re-entry"). */
 static void task(int tid, int nt, void *arg) {
-  kc__in_kernel = 1;
+  kc__self.kernel++;
   task_body(tid, nt, arg);
-  kc__in_kernel = 0;
+  kc__self.kernel--;
 }
 
 static void task_body(int tid, int nt, void *arg) {

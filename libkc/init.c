@@ -10,8 +10,95 @@
 
 kc__runtime kc__rt = {
     .init_lock = PTHREAD_MUTEX_INITIALIZER,
+    .drain_lock = PTHREAD_MUTEX_INITIALIZER,
+    .drained = PTHREAD_COND_INITIALIZER,
     .lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/* The default (dynamic) TLS model, not initial-exec: libkc.so must load
+ * into a program that is already running (Python's ctypes, Julia, R), and
+ * glibc refuses a library with initial-exec TLS that does not fit its small
+ * static surplus ("cannot allocate memory in static TLS block"; t-dlopen). */
+__thread kc__thread kc__self;
+
+/* ------------------------------------------------- entering and leaving */
+
+static int forked(const char *fn) {
+  return kc__error(KC_ENOINIT,
+                   "%s: this process is a fork()ed child of the process that "
+                   "initialised kc; the runtime (its backend's threads, its "
+                   "device context) does not survive fork(): use kc in the "
+                   "parent, or exec() in the child",
+                   fn);
+}
+
+int kc__enter_slow(const char *fn) {
+  int up = atomic_load_explicit(&kc__rt.up, memory_order_seq_cst);
+  if (up == KC__UP || (up == KC__OWNED && kc__self.lifetime)) {
+    /* UP: became so meanwhile.  OWNED on the thread in kc_init or
+     * kc_finalize: a profiling tool's init or finalize callback. */
+    kc__self.calls++;
+    return 0;
+  }
+  kc__self.calls++;
+  kc__leave();
+  return up == KC__FORKED ? forked(fn) : kc__noinit(fn);
+}
+
+void kc__wake_finalize(void) {
+  pthread_mutex_lock(&kc__rt.drain_lock);
+  pthread_cond_broadcast(&kc__rt.drained);
+  pthread_mutex_unlock(&kc__rt.drain_lock);
+}
+
+/* Makes the runtime the calling thread's alone and waits until no call of
+ * another thread is in flight; init_lock held. */
+static void own_runtime(void) {
+  atomic_store_explicit(&kc__rt.up, KC__OWNED, memory_order_seq_cst);
+  pthread_mutex_lock(&kc__rt.drain_lock);
+  while (atomic_load_explicit(&kc__rt.users, memory_order_seq_cst) > 0)
+    pthread_cond_wait(&kc__rt.drained, &kc__rt.drain_lock);
+  pthread_mutex_unlock(&kc__rt.drain_lock);
+}
+
+void kc_backend_kernel_enter(void) { kc__self.kernel++; }
+
+void kc_backend_kernel_leave(void) {
+  if (kc__self.kernel > 0)
+    kc__self.kernel--;
+}
+
+/* kc_init and kc_finalize cannot run where they would wait for themselves:
+ * in a kernel or a slot, or in a profiling tool's callback (which runs
+ * inside a kc call, or inside kc_init / kc_finalize). */
+static int lifetime_refused(const char *fn) {
+  if (kc__self.kernel)
+    return kc__nested(fn);
+  if (kc__self.calls || kc__self.lifetime)
+    return kc__error(KC_EINVAL,
+                     "%s called from inside another kc call (a profiling "
+                     "tool's callback): it would wait for that call to end",
+                     fn);
+  if (atomic_load_explicit(&kc__rt.up, memory_order_acquire) == KC__FORKED)
+    return forked(fn);
+  return 0;
+}
+
+/* fork(): the child has only the forking thread, so a backend's workers
+ * (and an OpenMP runtime's) are gone; every later kc call in the child
+ * fails instead of waiting for them.  kc's own locks may have been held
+ * by other threads of the parent: the child gets fresh ones. */
+static void atfork_child(void) {
+  if (atomic_load_explicit(&kc__rt.up, memory_order_relaxed) != KC__DOWN ||
+      kc__rt.refs > 0)
+    atomic_store_explicit(&kc__rt.up, KC__FORKED, memory_order_relaxed);
+  pthread_mutex_init(&kc__rt.init_lock, NULL);
+  pthread_mutex_init(&kc__rt.drain_lock, NULL);
+  pthread_cond_init(&kc__rt.drained, NULL);
+  pthread_mutex_init(&kc__rt.lock, NULL);
+}
+
+static void atfork_register(void) { pthread_atfork(NULL, NULL, atfork_child); }
 
 void *kc__zalloc64(size_t bytes) {
   size_t n = (bytes + 63) & ~(size_t)63;
@@ -26,11 +113,17 @@ void *kc__zalloc64(size_t bytes) {
 const char *kc_version(void) { return KC_VERSION_STRING; }
 
 int kc_is_initialized(void) {
-  return atomic_load_explicit(&kc__rt.up, memory_order_acquire);
+  int up = atomic_load_explicit(&kc__rt.up, memory_order_acquire);
+  return up == KC__UP || (up == KC__OWNED && kc__self.lifetime);
 }
 
+/* No kc__enter: the name is wanted in kernels too (in details). */
 const char *kc_backend_name(void) {
-  return kc_is_initialized() ? kc__rt.name : NULL;
+  atomic_fetch_add_explicit(&kc__rt.users, 1, memory_order_seq_cst);
+  const char *name = kc_is_initialized() ? kc__rt.name : NULL;
+  kc__self.calls++;
+  kc__leave();
+  return name;
 }
 
 const char *kc_space_name(kc_space space) {
@@ -71,7 +164,7 @@ static int fill_info(kc_info *out) {
   out->device = -1;
   out->device_count = kc__rt.ndevices;
   out->spaces = 1u << KC_SPACE_HOST;
-  int rc = kc__rt.ops->info(kc__rt.state, out);
+  int rc = KC__SLOT(kc__rt.ops->info(kc__rt.state, out));
   /* The core's fields are the core's, whatever the plugin wrote. */
   out->struct_size = sizeof *out;
   out->backend = kc__rt.name;
@@ -98,7 +191,7 @@ static int start_backend(const kc__backend_pick *pick, void *arg) {
                      "backend '%s'",
                      ops->state_size, ops->name);
   kc__error(0, "%s", "");
-  int rc = ops->init(state, cfg);
+  int rc = KC__SLOT(ops->init(state, cfg));
   if (rc < 0) {
     char *why = strdup(*kc_last_error() ? kc_last_error() : kc_strerror(rc));
     free(state);
@@ -114,10 +207,12 @@ static int start_backend(const kc__backend_pick *pick, void *arg) {
   kc__rt.ndevices = pick->ndevices;
   memcpy(kc__rt.path, pick->path, sizeof kc__rt.path);
 
+  pthread_mutex_lock(&kc__rt.lock);
   rc = fill_info(info);
+  pthread_mutex_unlock(&kc__rt.lock);
   if (rc < 0) {
     char *why = strdup(kc_last_error());
-    ops->finalize(state);
+    KC__SLOT_VOID(ops->finalize(state));
     free(state);
     kc__rt.ops = NULL;
     kc__rt.state = NULL;
@@ -153,47 +248,48 @@ static int init_locked(void) {
     return rc;
   kc__rt.spaces = info.spaces;
   kc__rt.gen++;
-  atomic_store_explicit(&kc__rt.up, 1, memory_order_release);
   kc__verbose("initialised backend '%s' (%s): %d thread(s), %d device(s)",
               kc__rt.name, kc__rt.path, info.num_threads, info.device_count);
+  /* The tools' init callbacks may call kc on this thread; other threads
+   * wait for the runtime to be UP, so kc__tools_active is never written
+   * while they read it. */
+  atomic_store_explicit(&kc__rt.up, KC__OWNED, memory_order_seq_cst);
   kc__tools_init(&info);
+  atomic_store_explicit(&kc__rt.up, KC__UP, memory_order_seq_cst);
   return 0;
 }
 
 int kc_init(void) {
+  static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+  int rc = lifetime_refused("kc_init");
+  if (rc < 0)
+    return rc;
+  pthread_once(&atfork_once, atfork_register);
   pthread_mutex_lock(&kc__rt.init_lock);
-  int rc = 0;
-  if (kc__rt.refs > 0)
+  if (kc__rt.refs > 0) {
     kc__rt.refs++;
-  else if ((rc = init_locked()) == 0)
-    kc__rt.refs = 1;
+  } else {
+    kc__self.lifetime = 1;
+    if ((rc = init_locked()) == 0)
+      kc__rt.refs = 1;
+    kc__self.lifetime = 0;
+  }
   pthread_mutex_unlock(&kc__rt.init_lock);
   return rc;
 }
 
-int kc_finalize(void) {
-  pthread_mutex_lock(&kc__rt.init_lock);
-  if (kc__rt.refs == 0) {
-    pthread_mutex_unlock(&kc__rt.init_lock);
-    return kc__noinit("kc_finalize");
-  }
-  if (--kc__rt.refs > 0) {
-    pthread_mutex_unlock(&kc__rt.init_lock);
-    return 0;
-  }
+/* The last kc_finalize, with the runtime owned and no call in flight. */
+static int finalize_owned(void) {
   if (kc__unlikely(kc__tools_active))
     kc__tools_finalize();
-
   pthread_mutex_lock(&kc__rt.lock);
-  /* From here every other call sees "not initialised". */
-  atomic_store_explicit(&kc__rt.up, 0, memory_order_release);
   const kc_backend_ops *ops = kc__rt.ops;
   int rc = 0;
   if (KC__OPS_HAS(ops, fence))
-    rc = ops->fence(kc__rt.state);
+    rc = KC__SLOT(ops->fence(kc__rt.state));
   kc__memory_release_all();
   kc__kernels_release();
-  ops->finalize(kc__rt.state);
+  KC__SLOT_VOID(ops->finalize(kc__rt.state));
   free(kc__rt.state);
   kc__host_cleanup();
   kc__verbose("finalised backend '%s'", kc__rt.name);
@@ -201,48 +297,70 @@ int kc_finalize(void) {
   kc__rt.state = NULL;
   kc__rt.name = NULL;
   kc__rt.path[0] = '\0';
+  atomic_store_explicit(&kc__rt.up, KC__DOWN, memory_order_seq_cst);
   pthread_mutex_unlock(&kc__rt.lock);
+  return rc;
+}
+
+int kc_finalize(void) {
+  int rc = lifetime_refused("kc_finalize");
+  if (rc < 0)
+    return rc;
+  pthread_mutex_lock(&kc__rt.init_lock);
+  if (kc__rt.refs == 0) {
+    pthread_mutex_unlock(&kc__rt.init_lock);
+    return kc__noinit("kc_finalize");
+  }
+  if (--kc__rt.refs == 0) {
+    /* From here every other thread's call sees "not initialised"; the
+     * calls in flight end first (their tool events included), then the
+     * tools hear kokkosp_finalize_library, then the backend goes. */
+    kc__self.lifetime = 1;
+    own_runtime();
+    rc = finalize_owned();
+    kc__self.lifetime = 0;
+  }
   pthread_mutex_unlock(&kc__rt.init_lock);
   return rc < 0 ? rc : 0;
 }
 
 int kc_fence(void) {
-  KC__CHECK_INIT("kc_fence");
-  if (kc__unlikely(kc__in_kernel))
-    return kc__nested("kc_fence");
+  int rc = kc__enter("kc_fence");
+  if (rc < 0)
+    return rc;
   uint64_t fid = 0;
   if (kc__unlikely(kc__tools_active))
     kc__tools_begin_fence("kc_fence", &fid);
-  pthread_mutex_lock(&kc__rt.lock);
-  int rc = 0;
-  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed))
-    rc = kc__noinit("kc_fence");
-  else if (KC__OPS_HAS(kc__rt.ops, fence))
-    rc = kc__rt.ops->fence(kc__rt.state);
-  pthread_mutex_unlock(&kc__rt.lock);
+  if (KC__OPS_HAS(kc__rt.ops, fence)) {
+    pthread_mutex_lock(&kc__rt.lock);
+    rc = KC__SLOT(kc__rt.ops->fence(kc__rt.state));
+    pthread_mutex_unlock(&kc__rt.lock);
+  }
   if (kc__unlikely(kc__tools_active))
     kc__tools_end_fence(fid);
+  kc__leave();
   return rc;
 }
 
 int kc_get_info(kc_info *out) {
-  KC__CHECK_INIT("kc_get_info");
-  if (!out)
-    return kc__error(KC_EINVAL, "kc_get_info: out is NULL");
-  size_t want = out->struct_size;
-  if (want < offsetof(kc_info, backend) + sizeof out->backend)
-    return kc__error(KC_EINVAL,
-                     "kc_get_info: out->struct_size is %zu; set it to "
-                     "sizeof(kc_info)",
-                     want);
+  int rc = kc__enter("kc_get_info");
+  if (rc < 0)
+    return rc;
+  size_t want = out ? out->struct_size : 0;
   kc_info info;
-  pthread_mutex_lock(&kc__rt.lock);
-  int rc;
-  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed))
-    rc = kc__noinit("kc_get_info");
-  else
+  if (!out) {
+    rc = kc__error(KC_EINVAL, "kc_get_info: out is NULL");
+  } else if (want < offsetof(kc_info, backend) + sizeof out->backend) {
+    rc = kc__error(KC_EINVAL,
+                   "kc_get_info: out->struct_size is %zu; set it to "
+                   "sizeof(kc_info)",
+                   want);
+  } else {
+    pthread_mutex_lock(&kc__rt.lock);
     rc = fill_info(&info);
-  pthread_mutex_unlock(&kc__rt.lock);
+    pthread_mutex_unlock(&kc__rt.lock);
+  }
+  kc__leave();
   if (rc < 0)
     return rc;
   /* An older caller gets the prefix its struct has room for. */
@@ -256,22 +374,32 @@ int kc_get_info(kc_info *out) {
 static _Thread_local int region_depth;
 
 int kc_region_push(const char *name) {
-  KC__CHECK_INIT("kc_region_push");
-  if (!name)
-    return kc__error(KC_EINVAL, "kc_region_push: name is NULL");
-  region_depth++;
-  if (kc__unlikely(kc__tools_active))
-    kc__tools_push_region(name);
-  return 0;
+  int rc = kc__enter("kc_region_push");
+  if (rc < 0)
+    return rc;
+  if (!name) {
+    rc = kc__error(KC_EINVAL, "kc_region_push: name is NULL");
+  } else {
+    region_depth++;
+    if (kc__unlikely(kc__tools_active))
+      kc__tools_push_region(name);
+  }
+  kc__leave();
+  return rc;
 }
 
 int kc_region_pop(void) {
-  KC__CHECK_INIT("kc_region_pop");
-  if (region_depth == 0)
-    return kc__error(KC_EINVAL,
-                     "kc_region_pop: no region is open on this thread");
-  region_depth--;
-  if (kc__unlikely(kc__tools_active))
-    kc__tools_pop_region();
-  return 0;
+  int rc = kc__enter("kc_region_pop");
+  if (rc < 0)
+    return rc;
+  if (region_depth == 0) {
+    rc =
+        kc__error(KC_EINVAL, "kc_region_pop: no region is open on this thread");
+  } else {
+    region_depth--;
+    if (kc__unlikely(kc__tools_active))
+      kc__tools_pop_region();
+  }
+  kc__leave();
+  return rc;
 }

@@ -7,12 +7,26 @@
  * Locks, always taken in this order:
  *   kc__rt.init_lock   kc_init / kc_finalize
  *   kc__rt.lock        every call into the backend (all slots), the memory
- *                      table's inserts and removals, kernel state
+ *                      table's inserts, kernel state
  *   memory table lock  (memory.c) lookups, inserts, removals
  *   kernel registry    (kernel.c) registration and lookup
- * A kernel running on the host must not call kc (it would wait on
- * kc__rt.lock, which its launch holds).  Profiling hooks (tools.h) are
- * called with no kc lock held: tools may call kc_fence from them.
+ *
+ * Lifetime: every public call that uses the runtime runs between
+ * kc__enter() and kc__leave(), which count it in kc__rt.users.  The last
+ * kc_finalize first makes the runtime KC__OWNED (new calls fail, except
+ * on its own thread), waits until no call is in flight, and only then
+ * finalises the tools and the backend; kc_init publishes the backend the
+ * same way, so a call that entered sees one initialised runtime from its
+ * start to its end, and none of them re-checks under a lock.
+ *
+ * Re-entry: the core marks the calling thread (kc__self.kernel) around
+ * every backend slot it calls, and the host engine (like a plugin's own
+ * engine, through kc_backend_kernel_enter) around kernel code on every
+ * thread.  A marked thread that calls kc would wait for kc__rt.lock, which
+ * its own slot holds, or for a launch that waits for it: every call that
+ * could block fails with kc__nested() instead.  Profiling hooks (tools.h)
+ * are called with no kc lock held: tools may call kc_fence from them, but
+ * not kc_init or kc_finalize (kc__self.calls).
  */
 #ifndef KC_LIBKC_INTERNAL_H
 #define KC_LIBKC_INTERNAL_H
@@ -56,11 +70,22 @@ int kc__verbose_on(void) KC__HIDDEN;
 
 /* ------------------------------------------------------------ runtime */
 
+/* kc__rt.up: what the runtime is. */
+enum {
+  KC__DOWN = 0,  /* not initialised */
+  KC__UP = 1,    /* initialised: every thread may call */
+  KC__OWNED = 2, /* being initialised or finalised: only that thread */
+  KC__FORKED = 3 /* this process is a fork()ed child of one that was up */
+};
+
 typedef struct kc__runtime {
   pthread_mutex_t init_lock;
-  int refs;          /* kc_init references, under init_lock */
-  atomic_int up;     /* 1 between init and last finalize */
-  pthread_mutex_t lock; /* serialises every backend slot */
+  int refs;                   /* kc_init references, under init_lock */
+  atomic_int up;              /* KC__DOWN, KC__UP, ... */
+  atomic_uint users;          /* calls between kc__enter and kc__leave */
+  pthread_mutex_t drain_lock; /* with `drained`: the last kc_finalize */
+  pthread_cond_t drained;     /* waits here for users to reach 0 */
+  pthread_mutex_t lock;       /* serialises every backend slot */
 
   const kc_backend_ops *ops;
   void *state;            /* plugin state, 64-byte aligned, zeroed */
@@ -74,13 +99,68 @@ typedef struct kc__runtime {
 
 extern kc__runtime kc__rt KC__HIDDEN;
 
-/* Fails with KC_ENOINIT (naming `fn`) unless kc is initialised. */
+/* What the calling thread is doing inside kc. */
+typedef struct kc__thread {
+  int kernel;   /* > 0: in a backend slot or in kernel code */
+  int calls;    /* > 0: in a kc call (a profiling hook may run) */
+  int lifetime; /* in kc_init or kc_finalize */
+} kc__thread;
+extern __thread kc__thread kc__self KC__HIDDEN;
+
+/* The error for a kc call that cannot be made from inside a kernel or a
+ * backend slot (kc__self.kernel set). */
+int kc__nested(const char *fn) KC__HIDDEN;
+int kc__enter_slow(const char *fn) KC__HIDDEN;
+void kc__wake_finalize(void) KC__HIDDEN;
+
+/* Starts a call that uses the runtime: 0, or the error (nested, not
+ * initialised, forked child) with the detail naming `fn`.  Every 0 needs
+ * one kc__leave(). */
+static inline int kc__enter(const char *fn) {
+  if (kc__unlikely(kc__self.kernel))
+    return kc__nested(fn);
+  /* Sequentially consistent with kc_finalize's store to `up` and its
+   * reading of `users`: either this call sees the runtime closing, or the
+   * finaliser sees this call and waits for it. */
+  atomic_fetch_add_explicit(&kc__rt.users, 1, memory_order_seq_cst);
+  if (kc__likely(atomic_load_explicit(&kc__rt.up, memory_order_seq_cst) ==
+                 KC__UP)) {
+    kc__self.calls++;
+    return 0;
+  }
+  return kc__enter_slow(fn);
+}
+
+static inline void kc__leave(void) {
+  kc__self.calls--;
+  if (atomic_fetch_sub_explicit(&kc__rt.users, 1, memory_order_seq_cst) == 1 &&
+      kc__unlikely(atomic_load_explicit(&kc__rt.up, memory_order_seq_cst) !=
+                   KC__UP))
+    kc__wake_finalize();
+}
+
+/* Calls a backend slot with the thread marked (see "Re-entry" above). */
+static inline int kc__slot_done(int rc) {
+  kc__self.kernel--;
+  return rc;
+}
+#define KC__SLOT(call) kc__slot_done((kc__self.kernel++, (call)))
+#define KC__SLOT_VOID(call)                                                    \
+  do {                                                                         \
+    kc__self.kernel++;                                                         \
+    call;                                                                      \
+    kc__self.kernel--;                                                         \
+  } while (0)
+
+int kc__noinit(const char *fn) KC__HIDDEN;
+
+/* Fails early with KC_ENOINIT (naming `fn`) when kc is plainly down, before
+ * a call validates its arguments; kc__enter makes the real check. */
 #define KC__CHECK_INIT(fn)                                                     \
   do {                                                                         \
-    if (!atomic_load_explicit(&kc__rt.up, memory_order_acquire))               \
+    if (atomic_load_explicit(&kc__rt.up, memory_order_relaxed) == KC__DOWN)    \
       return kc__noinit(fn);                                                   \
   } while (0)
-int kc__noinit(const char *fn) KC__HIDDEN;
 
 /* Zeroed, 64-byte aligned allocation (NULL on failure). */
 void *kc__zalloc64(size_t bytes) KC__HIDDEN;
@@ -200,9 +280,5 @@ size_t kc__reducer_complete(kc_reducer *r, const char *kernel) KC__HIDDEN;
 
 /* Frees the engine's cached accumulator buffer (at the last kc_finalize). */
 void kc__host_cleanup(void) KC__HIDDEN;
-/* Nonzero while the calling thread runs a host kernel (host.c). */
-extern __thread int kc__in_kernel KC__HIDDEN;
-/* The error for a kc call that cannot be made from inside a kernel. */
-int kc__nested(const char *fn) KC__HIDDEN;
 
 #endif

@@ -58,6 +58,8 @@ static int is_reducing(kc_kernel_kind k) {
 int kc_kernel_register(const kc_kernel_desc *desc, kc_kernel **out) {
   if (out)
     *out = NULL;
+  if (kc__unlikely(kc__self.kernel))
+    return kc__nested("kc_kernel_register");
   if (!desc)
     return kc__error(KC_EINVAL, "kc_kernel_register: desc is NULL");
   /* A desc from an older header is the prefix it has; newer fields are
@@ -145,6 +147,9 @@ int kc_kernel_register(const kc_kernel_desc *desc, kc_kernel **out) {
 int kc_kernel_get(const char *name, kc_kernel **out) {
   if (out)
     *out = NULL;
+  /* The registry's lock is held around the kernel_release slot. */
+  if (kc__unlikely(kc__self.kernel))
+    return kc__nested("kc_kernel_get");
   if (!name || !out)
     return kc__error(KC_EINVAL, "kc_kernel_get: %s is NULL",
                      name ? "out" : "name");
@@ -193,7 +198,7 @@ void kc__kernels_release(void) {
   for (int b = 0; b < NBUCKETS; b++)
     for (kc_kernel *k = buckets[b]; k; k = k->next) {
       if (k->prepared && KC__OPS_HAS(ops, kernel_release))
-        ops->kernel_release(kc__rt.state, &k->info, k->state);
+        KC__SLOT_VOID(ops->kernel_release(kc__rt.state, &k->info, k->state));
       free(k->state);
       k->state = NULL;
       k->prepared = 0;

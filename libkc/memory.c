@@ -79,21 +79,15 @@ static int backend_has_memory(void) {
 /* Gives memory back to whoever allocated it; rt.lock held. */
 static void release(record *r) {
   if (r->backend)
-    kc__rt.ops->mem_free(kc__rt.state, r->space, (void *)r->base);
+    KC__SLOT(kc__rt.ops->mem_free(kc__rt.state, r->space, (void *)r->base));
   else
     free((void *)r->base);
   free(r->label);
   free(r);
 }
 
-int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
-  if (!out)
-    return kc__error(KC_EINVAL, "kc_malloc: out is NULL");
-  *out = NULL;
-  if ((unsigned)space >= KC_SPACE_COUNT)
-    return kc__error(KC_EINVAL, "kc_malloc: %d is not a memory space",
-                     (int)space);
-  KC__CHECK_INIT("kc_malloc");
+static int malloc_entered(void **out, size_t bytes, kc_space space,
+                          const char *label) {
   /* No object can be larger than PTRDIFF_MAX (here: after rounding up to
    * 64 bytes); asking an allocator anyway
    * only upsets checkers (AddressSanitizer aborts instead of failing). */
@@ -121,11 +115,9 @@ int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
   int rc = 0;
 
   pthread_mutex_lock(&kc__rt.lock);
-  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)) {
-    rc = kc__noinit("kc_malloc");
-  } else if (backend_has_memory()) {
+  if (backend_has_memory()) {
     r->backend = 1;
-    rc = kc__rt.ops->mem_alloc(kc__rt.state, space, ask, &p);
+    rc = KC__SLOT(kc__rt.ops->mem_alloc(kc__rt.state, space, ask, &p));
     if (rc == 0 && !p)
       rc = KC_ENOMEM;
     if (rc < 0) {
@@ -172,50 +164,37 @@ int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
   return 0;
 }
 
-/* Gives back a record that was taken out of the table, after the backend
- * has finished with its memory; rt.lock held.  `gen` is the runtime
- * generation the record belonged to: if kc was finalised meanwhile, backend
- * memory went away with its backend and only the record is left to free. */
-static int release_taken(record *r, unsigned gen) {
-  int rc = 0;
-  if (atomic_load_explicit(&kc__rt.up, memory_order_relaxed) &&
-      kc__rt.gen == gen) {
-    if (KC__OPS_HAS(kc__rt.ops, fence))
-      rc = kc__rt.ops->fence(kc__rt.state);
-    release(r);
-  } else {
-    if (!r->backend)
-      free((void *)r->base);
-    free(r->label);
-    free(r);
-  }
+int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
+  if (!out)
+    return kc__error(KC_EINVAL, "kc_malloc: out is NULL");
+  *out = NULL;
+  if ((unsigned)space >= KC_SPACE_COUNT)
+    return kc__error(KC_EINVAL, "kc_malloc: %d is not a memory space",
+                     (int)space);
+  int rc = kc__enter("kc_malloc");
+  if (rc < 0)
+    return rc;
+  rc = malloc_entered(out, bytes, space, label);
+  kc__leave();
   return rc;
 }
 
-int kc_free(void *p) {
-  if (!p)
-    return 0;
-  KC__CHECK_INIT("kc_free");
-  pthread_mutex_lock(&kc__rt.lock);
-  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)) {
-    pthread_mutex_unlock(&kc__rt.lock);
-    return kc__noinit("kc_free");
-  }
-  unsigned gen = kc__rt.gen;
+/* Takes p's record out of the table when this drops its last reference:
+ * the record, NULL (still referenced), or NULL with *rc set. */
+static record *take(void *p, int *rc) {
   pthread_mutex_lock(&mem_lock);
   long i = find(p);
   record *r = i >= 0 ? recs[i] : NULL;
-  int rc = 0;
   if (!r) {
-    rc = kc__error(KC_ENOTKC,
-                   "kc_free: %p is not a live kc allocation (kc did not "
-                   "allocate it, or it was already freed)",
-                   p);
+    *rc = kc__error(KC_ENOTKC,
+                    "kc_free: %p is not a live kc allocation (kc did not "
+                    "allocate it, or it was already freed)",
+                    p);
   } else if (r->base != (uintptr_t)p) {
-    rc = kc__error(KC_ENOTKC,
-                   "kc_free: %p points inside allocation '%s' (which starts "
-                   "at %p), not at its start",
-                   p, r->label, (void *)r->base);
+    *rc = kc__error(KC_ENOTKC,
+                    "kc_free: %p points inside allocation '%s' (which starts "
+                    "at %p), not at its start",
+                    p, r->label, (void *)r->base);
     r = NULL;
   } else if (--r->refcount > 0) {
     r = NULL; /* still referenced */
@@ -223,26 +202,41 @@ int kc_free(void *p) {
     erase(i); /* the record is now ours alone */
   }
   pthread_mutex_unlock(&mem_lock);
-  if (r && kc__unlikely(kc__tools_active)) {
+  return r;
+}
+
+int kc_free(void *p) {
+  if (!p)
+    return 0;
+  int rc = kc__enter("kc_free");
+  if (rc < 0)
+    return rc;
+  record *r = take(p, &rc);
+  if (r) {
     /* Tools hear of it while the memory still exists, and without kc's
      * lock (a tool may fence). */
-    pthread_mutex_unlock(&kc__rt.lock);
-    kc__tools_deallocate(r->space, r->label, p, r->size);
+    if (kc__unlikely(kc__tools_active))
+      kc__tools_deallocate(r->space, r->label, p, r->size);
     pthread_mutex_lock(&kc__rt.lock);
+    if (KC__OPS_HAS(kc__rt.ops, fence))
+      rc = KC__SLOT(kc__rt.ops->fence(kc__rt.state));
+    release(r);
+    pthread_mutex_unlock(&kc__rt.lock);
   }
-  if (r)
-    rc = release_taken(r, gen);
-  pthread_mutex_unlock(&kc__rt.lock);
+  kc__leave();
   return rc;
 }
 
 int kc_retain(void *p) {
-  KC__CHECK_INIT("kc_retain");
+  int rc = kc__enter("kc_retain");
+  if (rc < 0)
+    return rc;
   pthread_mutex_lock(&mem_lock);
   long i = find(p);
   if (i >= 0)
     recs[i]->refcount++;
   pthread_mutex_unlock(&mem_lock);
+  kc__leave();
   if (i < 0)
     return kc__error(KC_ENOTKC, "kc_retain: %p is not inside a live kc "
                                 "allocation",
@@ -251,9 +245,13 @@ int kc_retain(void *p) {
 }
 
 int kc_pointer_info(const void *p, kc_alloc_info *out) {
-  KC__CHECK_INIT("kc_pointer_info");
-  if (!out)
+  int rc = kc__enter("kc_pointer_info");
+  if (rc < 0)
+    return rc;
+  if (!out) {
+    kc__leave();
     return kc__error(KC_EINVAL, "kc_pointer_info: out is NULL");
+  }
   pthread_mutex_lock(&mem_lock);
   long i = find(p);
   if (i >= 0) {
@@ -265,6 +263,7 @@ int kc_pointer_info(const void *p, kc_alloc_info *out) {
     out->refcount = r->refcount;
   }
   pthread_mutex_unlock(&mem_lock);
+  kc__leave();
   if (i < 0)
     return kc__error(KC_ENOTKC, "kc_pointer_info: %p is not inside a live kc "
                                 "allocation",
@@ -304,14 +303,25 @@ static int classify(const char *fn, const char *what, const void *p,
   return 0;
 }
 
-static int copy(const char *fn, void *dst, const void *src, size_t bytes,
-                int async) {
-  if (bytes == 0)
-    return 0;
-  if (!dst || !src)
-    return kc__error(KC_EINVAL, "%s: %s is NULL with %zu bytes to copy", fn,
-                     dst ? "src" : "dst", bytes);
-  KC__CHECK_INIT(fn);
+/* Copies [src, src + bytes) to dst through the backend; rt.lock held. */
+static int copy_locked(void *dst, kc_space ds, const void *src, kc_space ss,
+                       size_t bytes, int async) {
+  const kc_backend_ops *ops = kc__rt.ops;
+  if (backend_has_memory())
+    return KC__SLOT(
+        ops->mem_copy(kc__rt.state, dst, ds, src, ss, bytes, async));
+  /* Host memory: order after earlier launches, then copy.  memmove,
+   * because nothing stops a caller from copying within one array. */
+  int rc = 0;
+  if (KC__OPS_HAS(ops, fence))
+    rc = KC__SLOT(ops->fence(kc__rt.state));
+  if (rc == 0)
+    memmove(dst, src, bytes);
+  return rc;
+}
+
+static int copy_entered(const char *fn, void *dst, const void *src,
+                        size_t bytes, int async) {
   kc_space ds, ss;
   char dl[256], sl[256];
   pthread_mutex_lock(&mem_lock);
@@ -325,22 +335,25 @@ static int copy(const char *fn, void *dst, const void *src, size_t bytes,
   if (kc__unlikely(kc__tools_active))
     kc__tools_begin_deep_copy(ds, dl, dst, ss, sl, src, bytes);
   pthread_mutex_lock(&kc__rt.lock);
-  const kc_backend_ops *ops = kc__rt.ops;
-  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)) {
-    rc = kc__noinit(fn);
-  } else if (backend_has_memory()) {
-    rc = ops->mem_copy(kc__rt.state, dst, ds, src, ss, bytes, async);
-  } else {
-    /* Host memory: order after earlier launches, then copy.  memmove,
-     * because nothing stops a caller from copying within one array. */
-    if (KC__OPS_HAS(ops, fence))
-      rc = ops->fence(kc__rt.state);
-    if (rc == 0)
-      memmove(dst, src, bytes);
-  }
+  rc = copy_locked(dst, ds, src, ss, bytes, async);
   pthread_mutex_unlock(&kc__rt.lock);
   if (kc__unlikely(kc__tools_active))
     kc__tools_end_deep_copy();
+  return rc;
+}
+
+static int copy(const char *fn, void *dst, const void *src, size_t bytes,
+                int async) {
+  if (bytes == 0)
+    return 0;
+  if (!dst || !src)
+    return kc__error(KC_EINVAL, "%s: %s is NULL with %zu bytes to copy", fn,
+                     dst ? "src" : "dst", bytes);
+  int rc = kc__enter(fn);
+  if (rc < 0)
+    return rc;
+  rc = copy_entered(fn, dst, src, bytes, async);
+  kc__leave();
   return rc;
 }
 
@@ -358,30 +371,29 @@ int kc_memset(void *p, int value, size_t bytes) {
   if (!p)
     return kc__error(KC_EINVAL, "kc_memset: p is NULL with %zu bytes to set",
                      bytes);
-  KC__CHECK_INIT("kc_memset");
-  pthread_mutex_lock(&kc__rt.lock);
-  if (!atomic_load_explicit(&kc__rt.up, memory_order_relaxed)) {
-    pthread_mutex_unlock(&kc__rt.lock);
-    return kc__noinit("kc_memset");
-  }
+  int rc = kc__enter("kc_memset");
+  if (rc < 0)
+    return rc;
   kc_space space;
   char label[8];
   pthread_mutex_lock(&mem_lock);
-  int rc = classify("kc_memset", "destination", p, bytes, &space, label,
-                    sizeof label);
+  rc = classify("kc_memset", "destination", p, bytes, &space, label,
+                sizeof label);
   pthread_mutex_unlock(&mem_lock);
   if (rc == 0) {
     const kc_backend_ops *ops = kc__rt.ops;
+    pthread_mutex_lock(&kc__rt.lock);
     if (backend_has_memory()) {
-      rc = ops->mem_set(kc__rt.state, p, space, value, bytes);
+      rc = KC__SLOT(ops->mem_set(kc__rt.state, p, space, value, bytes));
     } else {
       if (KC__OPS_HAS(ops, fence))
-        rc = ops->fence(kc__rt.state);
+        rc = KC__SLOT(ops->fence(kc__rt.state));
       if (rc == 0)
         memset(p, value, bytes);
     }
+    pthread_mutex_unlock(&kc__rt.lock);
   }
-  pthread_mutex_unlock(&kc__rt.lock);
+  kc__leave();
   return rc;
 }
 

@@ -22,11 +22,10 @@ struct kc_mirror {
   char label[96];
 };
 
-int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label) {
-  if (!out)
-    return kc__error(KC_EINVAL, "kc_mirror_create: out is NULL");
-  *out = NULL;
-  KC__CHECK_INIT("kc_mirror_create");
+/* Mirror calls enter the runtime themselves, so that a call from inside a
+ * kernel is refused before it changes anything, and kc_finalize cannot
+ * take the allocations away halfway. */
+static int create(kc_mirror **out, size_t bytes, const char *label) {
   kc_mirror *m = calloc(1, sizeof *m);
   if (!m)
     return kc__error(KC_ENOMEM, "kc_mirror_create: out of memory");
@@ -50,17 +49,32 @@ int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label) {
   return 0;
 }
 
+int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label) {
+  if (!out)
+    return kc__error(KC_EINVAL, "kc_mirror_create: out is NULL");
+  *out = NULL;
+  int rc = kc__enter("kc_mirror_create");
+  if (rc < 0)
+    return rc;
+  rc = create(out, bytes, label);
+  kc__leave();
+  return rc;
+}
+
 int kc_mirror_destroy(kc_mirror *m) {
   if (!m)
     return 0;
-  KC__CHECK_INIT("kc_mirror_destroy");
-  int rc = kc_free(m->host);
+  int rc = kc__enter("kc_mirror_destroy");
+  if (rc < 0)
+    return rc;
+  rc = kc_free(m->host);
   if (m->target != m->host) {
     int rc2 = kc_free(m->target);
     if (rc == 0)
       rc = rc2;
   }
   free(m);
+  kc__leave();
   return rc;
 }
 
@@ -69,23 +83,33 @@ void *kc_mirror_target(const kc_mirror *m) { return m ? m->target : NULL; }
 size_t kc_mirror_size(const kc_mirror *m) { return m ? m->bytes : 0; }
 
 int kc_mirror_modify_host(kc_mirror *m) {
-  KC__CHECK_INIT("kc_mirror_modify_host");
-  if (!m)
-    return kc__error(KC_EINVAL, "kc_mirror_modify_host: mirror is NULL");
-  m->modified_host = 1;
-  if (kc__unlikely(kc__tools_active))
-    kc__tools_dual_view_modify(m->label, m->host, 0);
-  return 0;
+  int rc = kc__enter("kc_mirror_modify_host");
+  if (rc < 0)
+    return rc;
+  if (!m) {
+    rc = kc__error(KC_EINVAL, "kc_mirror_modify_host: mirror is NULL");
+  } else {
+    m->modified_host = 1;
+    if (kc__unlikely(kc__tools_active))
+      kc__tools_dual_view_modify(m->label, m->host, 0);
+  }
+  kc__leave();
+  return rc;
 }
 
 int kc_mirror_modify_target(kc_mirror *m) {
-  KC__CHECK_INIT("kc_mirror_modify_target");
-  if (!m)
-    return kc__error(KC_EINVAL, "kc_mirror_modify_target: mirror is NULL");
-  m->modified_target = 1;
-  if (kc__unlikely(kc__tools_active))
-    kc__tools_dual_view_modify(m->label, m->target, 1);
-  return 0;
+  int rc = kc__enter("kc_mirror_modify_target");
+  if (rc < 0)
+    return rc;
+  if (!m) {
+    rc = kc__error(KC_EINVAL, "kc_mirror_modify_target: mirror is NULL");
+  } else {
+    m->modified_target = 1;
+    if (kc__unlikely(kc__tools_active))
+      kc__tools_dual_view_modify(m->label, m->target, 1);
+  }
+  kc__leave();
+  return rc;
 }
 
 static int both_modified(const char *fn, const kc_mirror *m) {
@@ -97,8 +121,7 @@ static int both_modified(const char *fn, const kc_mirror *m) {
 }
 
 /* Makes side `to` current from side `from`, whose modified flag is *stale. */
-static int sync_side(const char *fn, kc_mirror *m, int to_host) {
-  KC__CHECK_INIT(fn);
+static int sync_entered(const char *fn, kc_mirror *m, int to_host) {
   if (!m)
     return kc__error(KC_EINVAL, "%s: mirror is NULL", fn);
   if (m->modified_host && m->modified_target)
@@ -117,6 +140,15 @@ static int sync_side(const char *fn, kc_mirror *m, int to_host) {
   }
   m->modified_host = m->modified_target = 0;
   return 0;
+}
+
+static int sync_side(const char *fn, kc_mirror *m, int to_host) {
+  int rc = kc__enter(fn);
+  if (rc < 0)
+    return rc;
+  rc = sync_entered(fn, m, to_host);
+  kc__leave();
+  return rc;
 }
 
 int kc_mirror_sync_host(kc_mirror *m) {

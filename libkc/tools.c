@@ -618,22 +618,28 @@ void kc__tools_dual_view_sync(const char *label, const void *ptr,
 /* -------------------------------------------------------- public API */
 
 int kc_declare_metadata(const char *key, const char *value) {
-  KC__CHECK_INIT("kc_declare_metadata");
+  int rc = kc__enter("kc_declare_metadata");
+  if (rc < 0)
+    return rc;
   if (!key || !value)
-    return kc__error(KC_EINVAL, "kc_declare_metadata: %s is NULL",
-                     key ? "value" : "key");
-  if (kc__unlikely(kc__tools_active))
+    rc = kc__error(KC_EINVAL, "kc_declare_metadata: %s is NULL",
+                   key ? "value" : "key");
+  else if (kc__unlikely(kc__tools_active))
     declare_metadata_all(key, value);
-  return 0;
+  kc__leave();
+  return rc;
 }
 
 int kc_profile_event(const char *name) {
-  KC__CHECK_INIT("kc_profile_event");
+  int rc = kc__enter("kc_profile_event");
+  if (rc < 0)
+    return rc;
   if (!name)
-    return kc__error(KC_EINVAL, "kc_profile_event: name is NULL");
-  if (kc__unlikely(kc__tools_active))
+    rc = kc__error(KC_EINVAL, "kc_profile_event: name is NULL");
+  else if (kc__unlikely(kc__tools_active))
     for (int i = 0; i < ntools; i++)
       if (tools[i].profile_event)
         tools[i].profile_event(name);
-  return 0;
+  kc__leave();
+  return rc;
 }

@@ -25,11 +25,34 @@
  *    and it is non-NULL.
  *  - Slots marked "may be NULL" have a core default.
  *
- * Threading: the core serialises calls into one backend with its own lock,
- * except `launch`, `fence`, `memcpy` and `memset`, which the core calls
- * under its dispatch lock (so, still one at a time).  A plugin never sees two
- * of its slots run concurrently.  Every slot but probe receives the state
- * the core allocated for the plugin (zeroed, 64-byte aligned).
+ * Threading: the core calls the slots one at a time, under its runtime
+ * lock: a plugin never sees two of its slots run concurrently.  Every slot
+ * but probe receives the state the core allocated for the plugin (zeroed,
+ * 64-byte aligned).
+ *
+ * What a slot may call: the helpers of this file (kc_backend_error,
+ * kc_backend_verbose, kc_host_launch, kc_launch_scratch, kc_host_*,
+ * kc_backend_kernel_enter/leave) and the functions of kc.h that use no
+ * runtime state (kc_version, kc_strerror, kc_err_name, kc_last_error,
+ * kc_space_name, kc_is_initialized, kc_backend_name, the policy
+ * constructors, kc_reducer_value_size, kc_kernel_name, the kc_mirror_
+ * accessors host/target/size/need_sync_*).  Any other kc.h call from a
+ * slot (kc_malloc, kc_fence, a launch, kc_get_info, kc_init, kc_finalize,
+ * kc_kernel_get ...) would wait for the lock the slot runs under: the core
+ * marks the thread around every slot call and such a call returns
+ * KC_EINVAL ("called from inside a kernel or a backend slot") instead.
+ *
+ * Kernel code: the same holds for a kernel's body, on every thread that
+ * runs it.  kc_host_launch marks the threads it runs kernel code on.  A
+ * plugin with its own engine must do the same on threads the core cannot
+ * see: on each thread other than the one that called the launch slot, run
+ * kernel code between kc_backend_kernel_enter() and
+ * kc_backend_kernel_leave() (a persistent worker may call enter once when
+ * it starts and never leave).  An unmarked worker whose kernel calls kc
+ * waits for the launch that waits for it: a deadlock.  The calling thread
+ * of the launch slot is marked by the core already.
+ *
+ * fork(): a backend's state is not used in a fork()ed child (kc.h).
  */
 #ifndef KC_BACKEND_H
 #define KC_BACKEND_H
@@ -160,6 +183,13 @@ KC_API void kc_backend_verbose(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+
+/* Marks the calling thread as running kernel code (or leaves that state):
+ * while marked, kc.h calls that could block return KC_EINVAL instead (see
+ * "Kernel code" above).  Nestable: each enter needs one leave.  Cheap (a
+ * thread-local counter); callable from any thread, before kc_init too. */
+KC_API void kc_backend_kernel_enter(void);
+KC_API void kc_backend_kernel_leave(void);
 
 /* The host execution engine every host backend shares.  A host backend
  * supplies only a fork-join primitive: `parallel(ctx, task, arg)` runs

@@ -16,6 +16,35 @@
  *  - Calls are thread safe.  Launches from several threads are serialised on
  *    the backend's one queue (stream); their order is the order in which the
  *    calls entered kc.
+ *  - Re-entry: kc cannot be called back from where it is running.  From
+ *    inside a kernel's body (on every thread that runs it), and from a
+ *    backend plugin's slot, every call that uses the runtime returns
+ *    KC_EINVAL with the detail "<fn> called from inside a kernel or a
+ *    backend slot ..." instead of waiting for the launch it runs in: kc_init,
+ *    kc_finalize, kc_fence, kc_get_info, the launches, kc_malloc, kc_free,
+ *    kc_retain, kc_pointer_info, kc_memcpy(_async), kc_memset, the
+ *    kc_mirror_ calls that take a mirror's state (create, destroy,
+ *    modify_*, sync_*), kc_kernel_register, kc_kernel_get, the regions,
+ *    kc_declare_metadata and kc_profile_event.  What uses no runtime state
+ *    works there: kc_version, kc_strerror, kc_err_name, kc_last_error,
+ *    kc_is_initialized, kc_backend_name, kc_space_name, the policy
+ *    constructors and kc_policy_set_scratch, kc_reducer_value_size,
+ *    kc_kernel_name, kc_kernel_set_team_scratch and the kc_mirror_
+ *    accessors (host, target, size, need_sync_*).  A profiling tool's
+ *    callback may call kc (kc_fence, kc_get_info ...), but kc_init and
+ *    kc_finalize from a callback return KC_EINVAL ("called from inside
+ *    another kc call"): they would wait for the call the callback runs in.
+ *  - fork(): a child of a process in which kc is initialised has none of
+ *    its backend's threads (nor its device context): there every call that
+ *    uses the runtime, kc_init and kc_finalize included, returns KC_ENOINIT
+ *    with a detail naming fork(), and kc_is_initialized() is 0.  Use kc in
+ *    the parent, or exec() in the child.  A child forked after the last
+ *    kc_finalize may kc_init afresh, except on the openmp backend once its
+ *    OpenMP threads were started (GNU libgomp cannot run a parallel region
+ *    in such a child): there kc_init fails with KC_ENODEV.
+ *  - exit() from inside a kernel runs the atexit handlers on that thread:
+ *    a kc_finalize there returns KC_EINVAL (see re-entry) and the process
+ *    exits without finalising kc.
  */
 #ifndef KC_KC_H
 #define KC_KC_H
@@ -72,7 +101,13 @@ KC_API int kc_init(void);
 
 /* Drops one reference; the last one fences, frees every allocation still
  * live (reporting them under KC_VERBOSE), and shuts the backend down.
- * Returns KC_ENOINIT when kc is not initialised. */
+ * Returns KC_ENOINIT when kc is not initialised.  The last kc_finalize is
+ * ordered with every other thread's calls: calls that began before it
+ * (launches with their profiling events included) end first, calls that
+ * begin after it return KC_ENOINIT, and only then do profiling tools hear
+ * kokkosp_finalize_library and the backend shut down.  kc_init likewise
+ * publishes the backend to other threads only once it and the tools are
+ * up. */
 KC_API int kc_finalize(void);
 
 /* 1 between a successful kc_init() and the matching last kc_finalize(). */
@@ -97,7 +132,7 @@ KC_API const char *kc_backend_name(void);
 /* Waits until every launch, asynchronous copy and asynchronous reduction
  * result issued so far has completed.  Errors raised by asynchronous work
  * (a kernel that faulted) are reported here.  Called from inside a running
- * host kernel it returns KC_EINVAL (it would wait for itself). */
+ * kernel it returns KC_EINVAL (it would wait for itself; see re-entry). */
 KC_API int kc_fence(void);
 
 /* ------------------------------------------------------------ information */

@@ -11,6 +11,7 @@
 #endif
 
 #include <omp.h>
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include <kc/backend.h>
@@ -40,7 +41,29 @@ static void run_inline(void *ctx, kc_host_task task, void *arg) {
   task(0, 1, arg);
 }
 
+/* GNU libgomp cannot run a parallel region in a fork()ed child of a
+ * process whose runtime had started its threads: the child waits for
+ * threads that were not copied.  Once this plugin has started them, a
+ * child knows it and refuses the backend instead of hanging. */
+static atomic_int started, forked_after_start;
+
+static void openmp_atfork_child(void) {
+  if (atomic_load_explicit(&started, memory_order_relaxed))
+    atomic_store_explicit(&forked_after_start, 1, memory_order_relaxed);
+}
+
+static void openmp_atfork_register(void) {
+  pthread_atfork(NULL, NULL, openmp_atfork_child);
+}
+
 static int openmp_probe(int *ndevices) {
+  *ndevices = 0;
+  if (atomic_load_explicit(&forked_after_start, memory_order_relaxed))
+    return kc_backend_error(KC_ENODEV,
+                            "openmp backend: this process is a fork()ed "
+                            "child of one whose OpenMP runtime had started "
+                            "its threads, and the runtime cannot start a "
+                            "parallel region here");
   *ndevices = 1;
   return 0;
 }
@@ -58,6 +81,10 @@ static int openmp_init(void *state, const kc_backend_config *cfg) {
   if (st->nthreads < 1)
     st->nthreads = 1;
   atomic_init(&st->busy, 0);
+
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, openmp_atfork_register);
+  atomic_store_explicit(&started, 1, memory_order_relaxed);
 
   /* Start the runtime's threads now rather than in the first launch. */
   int got = 0;

@@ -1,0 +1,199 @@
+/* Conformance: kc's lifetime against what a process does around it.  Each
+ * case ends with an error or a clean exit, never a hang; each runs in a
+ * process of its own with a time limit (kc-isolate.h).
+ *
+ *  - A profiling tool calls kc_init and kc_fence from kokkosp_init_library,
+ *    kc_finalize from kokkosp_begin_parallel_for, kc_finalize and kc_fence
+ *    from kokkosp_finalize_library (tests/tools-reenter.c): kc_init and
+ *    kc_finalize are refused with KC_EINVAL (they would wait for the call
+ *    they run in; before, kc_init deadlocked), the fences work.
+ *  - exit() inside a kernel, on the launching thread and on a worker, with
+ *    an atexit handler that calls kc_finalize: the handler gets KC_EINVAL
+ *    and the process exits (before, it hung on the runtime lock).
+ *  - fork() after kc_init: in the child every call fails with KC_ENOINIT
+ *    naming fork() (before, a launch hung waiting for the threads and
+ *    OpenMP backends' workers, which a child does not have); the parent
+ *    goes on.
+ *  - fork() after the last kc_finalize: the child may kc_init afresh, or,
+ *    on the openmp backend (GNU libgomp cannot run a parallel region in
+ *    such a child), kc_init fails with KC_ENODEV naming fork().
+ *
+ * The exit() kernel is host-only (this file is plain C): on a backend
+ * whose kernels run on a device (cuda) those cases skip. */
+#define _GNU_SOURCE 1 /* RTLD_DEFAULT */
+#include <dlfcn.h>
+
+#include <kc/kernel.h>
+
+#include "kc-isolate.h"
+#include "kc-test.h"
+#include "kernels/functors.h"
+#include "tools-log.h"
+
+KC_KERNEL_DECLARE(kt_count);
+
+enum { N = 64 };
+
+/* One launch of kt_count over [0, 4), checked. */
+static void count_launch(void) {
+  int32_t *d = kc_test_dalloc(4 * sizeof *d, "hits");
+  KC_REQUIRE_OK(kc_memset(d, 0, 4 * sizeof *d));
+  kc_policy p = kc_range(0, 4);
+  kt_count c = {d, 0};
+  KC_CHECK_OK(
+      kc_parallel_for("count", KC_TEST_KERNEL(kt_count), &p, &c, sizeof c));
+  KC_CHECK_OK(kc_fence());
+  int32_t *h = kc_test_download(d, 4 * sizeof *h);
+  KC_CHECK_EQ_INT(h[0] + h[1] + h[2] + h[3], 4);
+  free(h);
+  KC_CHECK_OK(kc_free(d));
+}
+
+/* ------------------------------------------------ a tool calling back */
+
+typedef int (*result_fn)(int which, const char **detail);
+
+static int tool_reenters(void *arg) {
+  (void)arg;
+  setenv("KC_TOOLS_LIBS", tl_lib("tests", "kc-tool-reenter"), 1);
+  kc_test_init_backend();
+  result_fn result = NULL;
+  void *sym = dlsym(RTLD_DEFAULT, "tools_reenter_result");
+  memcpy(&result, &sym, sizeof sym);
+  KC_REQUIRE(result != NULL);
+  const char *detail = NULL;
+  KC_CHECK_EQ_INT(result(0, &detail), KC_EINVAL);
+  KC_CHECK_CONTAINS(detail, "kc_init called from inside another kc call");
+  KC_CHECK_EQ_INT(result(1, &detail), 0);
+  KC_CHECK_EQ_INT(result(2, NULL), 1);
+
+  count_launch();
+  KC_CHECK_EQ_INT(result(3, &detail), KC_EINVAL);
+  KC_CHECK_CONTAINS(detail, "kc_finalize called from inside another kc call");
+  KC_CHECK_EQ_INT(kc_is_initialized(), 1);
+
+  KC_CHECK_OK(kc_finalize());
+  KC_CHECK_EQ_INT(kc_is_initialized(), 0);
+  KC_CHECK_EQ_INT(result(4, &detail), KC_EINVAL);
+  KC_CHECK_CONTAINS(detail, "kc_finalize called from inside another kc call");
+  KC_CHECK_EQ_INT(result(5, &detail), 0);
+  return kc_test_done();
+}
+
+/* ------------------------------------------------- exit() in a kernel */
+
+typedef struct exit_f {
+  int64_t exit_at;
+} exit_f;
+
+KC_FOR(lifetime_exit, exit_f, f, i, {
+  if (i == f->exit_at)
+    exit(0);
+})
+
+static void finalize_at_exit(void) {
+  int rc = kc_finalize();
+  printf("# atexit: kc_finalize from inside a kernel: %s: %s\n",
+         kc_err_name(rc), kc_last_error());
+  fflush(stdout);
+  if (rc != KC_EINVAL)
+    _exit(5);
+}
+
+static int exit_in_kernel(void *arg) {
+  exit_f f = {*(const int64_t *)arg};
+  kc_test_init_backend();
+  if (kc_test_device_is_distinct())
+    KC_SKIP("backend '%s' runs kernels on its device: no host code to call "
+            "exit() from",
+            kc_backend_name());
+  atexit(finalize_at_exit);
+  /* Static shares: index 0 runs on the launching thread, index N - 1 on
+   * the last worker (if the backend has workers). */
+  kc_policy p = kc_range(0, N);
+  kc_parallel_for("exit", KC_TEST_KERNEL(lifetime_exit), &p, &f, sizeof f);
+  printf("FAIL: the launch returned after exit() in its kernel\n");
+  return 1;
+}
+
+/* ----------------------------------------------------------- fork() */
+
+static int in_forked_child(void *arg) {
+  (void)arg;
+  int32_t hits[4];
+  kc_policy p = kc_range(0, 4);
+  kt_count c = {hits, 0};
+  KC_CHECK_EQ_INT(kc_is_initialized(), 0);
+  KC_CHECK_EQ_PTR(kc_backend_name(), NULL);
+  KC_CHECK_ERR(
+      kc_parallel_for("in child", KC_TEST_KERNEL(kt_count), &p, &c, sizeof c),
+      KC_ENOINIT);
+  KC_CHECK_CONTAINS(kc_last_error(), "kc_parallel_for");
+  KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
+  KC_CHECK_ERR(kc_fence(), KC_ENOINIT);
+  void *m = NULL;
+  KC_CHECK_ERR(kc_malloc(&m, 64, KC_SPACE_HOST, "in child"), KC_ENOINIT);
+  kc_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  KC_CHECK_ERR(kc_get_info(&info), KC_ENOINIT);
+  KC_CHECK_ERR(kc_init(), KC_ENOINIT);
+  KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
+  KC_CHECK_ERR(kc_finalize(), KC_ENOINIT);
+  KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
+  return kc_test_done();
+}
+
+static int fork_while_up(void *arg) {
+  (void)arg;
+  kc_test_init_backend();
+  count_launch();
+  /* Deliberately forked with kc up (kc-isolate.h's note). */
+  kc_isolate("calls in a child forked while kc is up", in_forked_child, NULL,
+             20);
+  count_launch();
+  KC_CHECK_OK(kc_finalize());
+  return kc_test_done();
+}
+
+static int fresh_in_forked_child(void *arg) {
+  (void)arg;
+  int rc = kc_init();
+  if (rc == KC_ENODEV) {
+    KC_INFO("kc_init in the child: %s", kc_last_error());
+    KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
+    return kc_test_done();
+  }
+  KC_CHECK_OK(rc);
+  if (rc == 0) {
+    count_launch();
+    KC_CHECK_OK(kc_finalize());
+  }
+  return kc_test_done();
+}
+
+static int fork_after_finalize(void *arg) {
+  (void)arg;
+  kc_test_init_backend();
+  count_launch();
+  KC_CHECK_OK(kc_finalize());
+  kc_isolate("kc_init in a child forked after kc_finalize",
+             fresh_in_forked_child, NULL, 20);
+  return kc_test_done();
+}
+
+int main(void) {
+  static const int64_t at_caller = 0, at_worker = N - 1;
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  int skipped = 0;
+  skipped += KC_ISOLATE(tool_reenters, NULL, 30) == KC_TEST_SKIP;
+  skipped += kc_isolate("exit() in a kernel on the launching thread",
+                        exit_in_kernel, (void *)&at_caller, 30) == KC_TEST_SKIP;
+  skipped += kc_isolate("exit() in a kernel on a worker", exit_in_kernel,
+                        (void *)&at_worker, 30) == KC_TEST_SKIP;
+  skipped += KC_ISOLATE(fork_while_up, NULL, 60) == KC_TEST_SKIP;
+  skipped += KC_ISOLATE(fork_after_finalize, NULL, 60) == KC_TEST_SKIP;
+  if (skipped == 5)
+    KC_SKIP("every case skipped (see above)");
+  return kc_test_done();
+}
