@@ -744,7 +744,9 @@ contains
     call check(rc, 'kc_malloc', stat)
   end subroutine kc_malloc
 
-  ! kc_malloc of product(shape) elements of `elem` bytes each.
+  ! kc_malloc of product(shape) elements of `elem` bytes each.  A product
+  ! beyond integer(c_size_t) asks for huge(n) bytes, which kc refuses with
+  ! KC_ENOMEM and its detail, instead of wrapping around to a small size.
   function alloc_elements(p, shape, elem, space, label) result(rc)
     type(c_ptr), intent(out) :: p
     integer, intent(in) :: shape(:)
@@ -753,11 +755,17 @@ contains
     character(*), intent(in), optional :: label
     integer(c_int) :: rc
     character(kind=c_char), allocatable, target :: buf(:)
-    integer(c_size_t) :: n
+    integer(c_size_t) :: n, extent
     integer :: d
     n = elem
+    if (any(shape <= 0)) n = 0
     do d = 1, size(shape)
-      n = n * int(max(shape(d), 0), c_size_t)
+      extent = int(max(shape(d), 1), c_size_t)
+      if (n > huge(n) / extent) then
+        n = huge(n)
+        exit
+      end if
+      n = n * extent
     end do
     p = c_null_ptr
     rc = c_kc_malloc(p, n, space, label_ptr(label, buf))
