@@ -408,6 +408,12 @@ module kc
       import :: c_ptr
       type(c_ptr), value :: k
     end function
+    integer(c_int) function c_kc_kernel_describe(k, out) &
+        bind(C, name="kc_kernel_describe")
+      import :: c_int, c_ptr, kc_kernel_desc
+      type(c_ptr), value :: k
+      type(kc_kernel_desc), intent(inout) :: out
+    end function
     integer(c_int) function c_kc_kernel_set_team_scratch(k, fn) &
         bind(C, name="kc_kernel_set_team_scratch")
       import :: c_int, c_ptr, c_funptr
@@ -489,6 +495,7 @@ module kc
   public :: kc_range, kc_range_schedule, kc_mdrange, kc_team_policy
   public :: kc_policy_set_scratch
   public :: kc_kernel_register, kc_kernel_get, kc_kernel_name
+  public :: kc_kernel_describe
   public :: kc_kernel_set_team_scratch
   public :: kc_parallel_for, kc_parallel_reduce, kc_parallel_scan
   public :: kc_parallel_call
@@ -1024,6 +1031,18 @@ contains
     character(:), allocatable :: s
     s = kc_string(c_kc_kernel_name(kernel%ptr))
   end function kc_kernel_name
+
+  !> What a kernel was registered with (its kind, rank, reducer with the
+  !> value's size, signature); the strings stay C pointers (kc_string
+  !> reads them).  struct_size is set here.
+  subroutine kc_kernel_describe(kernel, desc, stat)
+    type(kc_kernel), intent(in) :: kernel
+    type(kc_kernel_desc), intent(out) :: desc
+    integer, intent(out), optional :: stat
+    desc%struct_size = c_sizeof(desc)
+    call check(c_kc_kernel_describe(kernel%ptr, desc), 'kc_kernel_describe', &
+      stat)
+  end subroutine kc_kernel_describe
 
   !> Attaches (c_funloc of a bind(C) function) or removes (c_null_funptr)
   !> a TEAM kernel's scratch function.

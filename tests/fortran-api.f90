@@ -467,6 +467,7 @@ contains
     type(kc_loc_double), target :: ld
     type(ft_vec), target :: f
     type(kc_policy) :: p
+    type(kc_kernel_desc) :: desc
     real(c_double), pointer :: dsum(:)
     integer :: i
 
@@ -484,6 +485,9 @@ contains
     ! for, with both range constructors and both schedules.
     call kc_kernel_get('ft_fill', k)
     call expect_eq(kc_kernel_name(k), 'ft_fill', 'kc_kernel_name')
+    call kc_kernel_describe(k, desc)
+    call expect(desc%kind == KC_KERNEL_FOR, 'kc_kernel_describe: kind')
+    call expect_eq(kc_string(desc%name), 'ft_fill', 'kc_kernel_describe: name')
     f%a = 0.5
     p = kc_range(0_kc_index, int(n, kc_index))
     call expect(p%kind == KC_POLICY_RANGE .and. p%begin(1) == 0 .and. &
