@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "launcher.h"
 
 kc__runtime kc__rt = {
     .init_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -77,6 +78,7 @@ static int fill_info(kc_info *out) {
   out->backend = kc__rt.name;
   out->path = kc__rt.path;
   out->spaces |= 1u << KC_SPACE_HOST;
+  out->device_from = out->device >= 0 ? kc__rt.device_from : "host backend";
   return rc;
 }
 
@@ -89,20 +91,16 @@ static int init_locked(void) {
 
   kc_backend_config cfg;
   memset(&cfg, 0, sizeof cfg);
-  cfg.device = env_int("KC_DEVICE", 0);
   cfg.num_threads = env_int("KC_NUM_THREADS", 0);
   cfg.verbose = kc__verbose_on();
-  if (cfg.device < 0)
-    return kc__error(KC_EINVAL, "KC_DEVICE='%s' is not a device number",
-                     getenv("KC_DEVICE"));
+  rc = kc__device_choose(pick.ops->name, pick.path, pick.ndevices, &cfg.device,
+                         kc__rt.device_from, sizeof kc__rt.device_from);
+  if (rc < 0)
+    return rc;
   if (cfg.num_threads < 0)
     return kc__error(KC_EINVAL,
                      "KC_NUM_THREADS='%s' is not a number of threads",
                      getenv("KC_NUM_THREADS"));
-  if (cfg.device >= pick.ndevices)
-    return kc__error(KC_ENODEV,
-                     "KC_DEVICE=%d but backend '%s' (%s) has %d device(s)",
-                     cfg.device, pick.ops->name, pick.path, pick.ndevices);
 
   const kc_backend_ops *ops = pick.ops;
   void *state = kc__zalloc64(ops->state_size);
@@ -146,6 +144,9 @@ static int init_locked(void) {
   atomic_store_explicit(&kc__rt.up, 1, memory_order_release);
   kc__verbose("initialised backend '%s' (%s): %d thread(s), %d device(s)",
               kc__rt.name, kc__rt.path, info.num_threads, info.device_count);
+  if (info.device >= 0)
+    kc__verbose("device %d of %d, chosen by %s", info.device, info.device_count,
+                kc__rt.device_from);
   kc__tools_init(&info);
   return 0;
 }
