@@ -142,11 +142,17 @@ int kc_host_rank_share(int ncpus, int *first) {
   /* Rank r of L takes the r-th of L consecutive slices; the first
    * ncpus % L ranks take one CPU more.  Fewer CPUs than ranks: ranks
    * share CPUs round-robin, one each. */
+  int n = 1;
   if (ncpus < lr.size) {
     *first = lr.rank % ncpus;
-    return 1;
+  } else {
+    int base = ncpus / lr.size, extra = ncpus % lr.size;
+    *first = lr.rank * base + (lr.rank < extra ? lr.rank : extra);
+    n = base + (lr.rank < extra);
   }
-  int base = ncpus / lr.size, extra = ncpus % lr.size;
-  *first = lr.rank * base + (lr.rank < extra ? lr.rank : extra);
-  return base + (lr.rank < extra);
+  kc__verbose("%s=%d, %s=%d, and the launcher did not bind this rank: it "
+              "takes CPUs %d..%d of the %d in its mask",
+              lr.var, lr.rank, lr.size_var, lr.size, *first, *first + n - 1,
+              ncpus);
+  return n;
 }
