@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "launcher.h"
 
 kc__runtime kc__rt = {
     .init_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -170,6 +171,7 @@ static int fill_info(kc_info *out) {
   out->backend = kc__rt.name;
   out->path = kc__rt.path;
   out->spaces |= 1u << KC_SPACE_HOST;
+  out->device_from = out->device >= 0 ? kc__rt.device_from : "host backend";
   return rc;
 }
 
@@ -177,11 +179,13 @@ static int fill_info(kc_info *out) {
  * behind, and the loader may try the next one. */
 static int start_backend(const kc__backend_pick *pick, void *arg) {
   kc_info *info = arg;
-  const kc_backend_config *cfg = &kc__rt.cfg;
-  if (cfg->device >= pick->ndevices)
-    return kc__error(KC_ENODEV,
-                     "KC_DEVICE=%d but backend '%s' (%s) has %d device(s)",
-                     cfg->device, pick->ops->name, pick->path, pick->ndevices);
+  kc_backend_config *cfg = &kc__rt.cfg;
+  /* KC_DEVICE, else the launcher's node-local rank (launcher.c). */
+  int rc = kc__device_choose(pick->ops->name, pick->path, pick->ndevices,
+                             &cfg->device, kc__rt.device_from,
+                             sizeof kc__rt.device_from);
+  if (rc < 0)
+    return rc;
 
   const kc_backend_ops *ops = pick->ops;
   void *state = kc__zalloc64(ops->state_size);
@@ -191,7 +195,7 @@ static int start_backend(const kc__backend_pick *pick, void *arg) {
                      "backend '%s'",
                      ops->state_size, ops->name);
   kc__error(0, "%s", "");
-  int rc = KC__SLOT(ops->init(state, cfg));
+  rc = KC__SLOT(ops->init(state, cfg));
   if (rc < 0) {
     char *why = strdup(*kc_last_error() ? kc_last_error() : kc_strerror(rc));
     free(state);
@@ -230,10 +234,11 @@ static int init_locked(void) {
   kc__verbose_refresh();
   kc_backend_config cfg;
   memset(&cfg, 0, sizeof cfg);
-  cfg.device = env_int("KC_DEVICE", 0);
   cfg.num_threads = env_int("KC_NUM_THREADS", 0);
   cfg.verbose = kc__verbose_on();
-  if (cfg.device < 0)
+  /* KC_DEVICE's syntax before any backend is tried; its value against each
+   * candidate's devices in start_backend. */
+  if (env_int("KC_DEVICE", 0) < 0)
     return kc__error(KC_EINVAL, "KC_DEVICE='%s' is not a device number",
                      getenv("KC_DEVICE"));
   if (cfg.num_threads < 0)
@@ -250,6 +255,9 @@ static int init_locked(void) {
   kc__rt.gen++;
   kc__verbose("initialised backend '%s' (%s): %d thread(s), %d device(s)",
               kc__rt.name, kc__rt.path, info.num_threads, info.device_count);
+  if (info.device >= 0)
+    kc__verbose("device %d of %d, chosen by %s", info.device, info.device_count,
+                kc__rt.device_from);
   /* The tools' init callbacks may call kc on this thread; other threads
    * wait for the runtime to be UP, so kc__tools_active is never written
    * while they read it. */

@@ -93,6 +93,7 @@ typedef struct kc__runtime {
   char path[4096];        /* file, or "built-in" */
   int ndevices;           /* what probe said */
   kc_backend_config cfg;
+  char device_from[128];  /* what chose cfg.device (launcher.c) */
   unsigned spaces;        /* from the backend's info slot */
   unsigned gen;           /* bumped at each successful init */
 } kc__runtime;

@@ -113,7 +113,7 @@ static void test_layouts(void) {
   OFF(kc_host_exec, parallel, 0);
   OFF(kc_host_exec, ctx, 8);
   OFF(kc_host_exec, nthreads, 16);
-  SIZE(kc_info, 272);
+  SIZE(kc_info, 280);
   OFF(kc_info, struct_size, 0);
   OFF(kc_info, backend, 8);
   OFF(kc_info, path, 16);
@@ -125,6 +125,7 @@ static void test_layouts(void) {
   OFF(kc_info, device, 44);
   OFF(kc_info, spaces, 48);
   OFF(kc_info, dev, 56);
+  OFF(kc_info, device_from, 272);
   SIZE(kc_device_info, 216);
   OFF(kc_device_info, name, 0);
   OFF(kc_device_info, compute_major, 128);

@@ -129,6 +129,7 @@ int main(int argc, char **argv) {
   printf("concurrency: %d\n", info.concurrency);
   printf("device-count: %d\n", info.device_count);
   printf("device: %d\n", info.device);
+  printf("device-from: %s\n", info.device_from);
   print_spaces(info.spaces);
   printf("device-name: %s\n", d->name);
   printf("device-compute-capability: %d.%d\n", d->compute_major,

@@ -68,7 +68,10 @@ extern "C" {
 
 /* What the core tells a backend at init. */
 typedef struct kc_backend_config {
-  int device;      /* KC_DEVICE, default 0 */
+  int device;      /* KC_DEVICE; unset: the launcher's node-local rank
+                      modulo the devices probe reported (doc/mpi.md),
+                      0 without one or with KC_DEVICE_MAP=none.  Always
+                      below probe's count. */
   int num_threads; /* KC_NUM_THREADS, 0 = backend default */
   int verbose;     /* KC_VERBOSE */
 } kc_backend_config;
@@ -211,6 +214,17 @@ KC_API int kc_host_launch(const kc_host_exec *x, const kc_launch *l);
 
 /* Number of usable CPUs of the process (sched_getaffinity), at least 1. */
 KC_API int kc_host_cpu_count(void);
+
+/* A host backend's default share of its CPU mask under an MPI or Slurm
+ * launcher that started several ranks on this node without binding them
+ * (the mask of `ncpus` CPUs is the whole machine): rank r of L takes the
+ * r-th of L consecutive slices of the mask.  Returns the slice's CPU
+ * count (at least 1) and sets *first to the index, within the mask's CPUs
+ * in increasing order, of its first CPU.  Otherwise (no launcher, one rank
+ * on the node, or a mask narrower than the machine, which is the rank's
+ * share already) returns ncpus with *first = 0.  Reads the environment
+ * only; thread safe. */
+KC_API int kc_host_rank_share(int ncpus, int *first);
 
 /* Fills dev with the host CPU's description (name from /proc/cpuinfo). */
 KC_API void kc_host_device_info(kc_device_info *dev);

@@ -171,10 +171,16 @@ typedef struct kc_info {
   int concurrency;     /* host threads or device SMs x resident threads */
   int num_threads;     /* host worker threads (1 for serial, GPU: 1) */
   int device_count;    /* devices the backend offers */
-  int device;          /* the device in use (KC_DEVICE), -1 on host */
+  int device;          /* the device in use, -1 on host (device_from) */
   unsigned spaces;     /* bit (1u << kc_space) for each space with distinct
                           memory on this backend; host always set */
   kc_device_info dev;  /* the device in use; on host backends the CPU */
+  /* What chose `device`, valid until kc_finalize: "KC_DEVICE=1", or the
+   * launcher's node-local rank ("OMPI_COMM_WORLD_LOCAL_RANK=3 (local rank
+   * 3 mod 2 devices)"), "KC_DEVICE_MAP=none", a "default (...)" or, for a
+   * backend without a device (device -1), "host backend".  doc/mpi.md
+   * lists the launcher variables. */
+  const char *device_from;
 } kc_info;
 
 /* Fills *out (whose struct_size the caller sets) for the backend in use. */

@@ -1,9 +1,10 @@
 /* kc CUDA plugin — the backend table, device set-up, memory and fences.
  *
- * One device (KC_DEVICE), its primary context (shared with any other
- * Driver/Runtime API user in the process), one stream on which every
- * launch and copy is queued in the order kc received it.  The launch path
- * lives in launch.c.
+ * One device (cfg->device: KC_DEVICE, else the node-local rank an MPI or
+ * Slurm launcher set modulo the device count, chosen by the core), its
+ * primary context (shared with any other Driver/Runtime API user in the
+ * process), one stream on which every launch and copy is queued in the
+ * order kc received it.  The launch path lives in launch.c.
  */
 #include <config.h>
 

@@ -13,6 +13,7 @@
 #include <omp.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include <kc/backend.h>
 
@@ -56,6 +57,17 @@ static void openmp_atfork_register(void) {
   pthread_atfork(NULL, NULL, openmp_atfork_child);
 }
 
+/* The runtime's default (OMP_NUM_THREADS, else the CPUs of the affinity
+ * mask), but an unbound MPI rank sharing its node takes its share of it
+ * (kc_host_rank_share); OMP_NUM_THREADS set means the user chose. */
+static int default_threads(void) {
+  int n = omp_get_max_threads(), first;
+  if (getenv("OMP_NUM_THREADS"))
+    return n;
+  int share = kc_host_rank_share(n, &first);
+  return share < n ? share : n;
+}
+
 static int openmp_probe(int *ndevices) {
   *ndevices = 0;
   if (atomic_load_explicit(&forked_after_start, memory_order_relaxed))
@@ -76,8 +88,7 @@ static int openmp_init(void *state, const kc_backend_config *cfg) {
                             cfg->num_threads);
   /* Without this the runtime may hand out fewer threads than asked for. */
   omp_set_dynamic(0);
-  st->nthreads =
-      cfg->num_threads > 0 ? cfg->num_threads : omp_get_max_threads();
+  st->nthreads = cfg->num_threads > 0 ? cfg->num_threads : default_threads();
   if (st->nthreads < 1)
     st->nthreads = 1;
   atomic_init(&st->busy, 0);

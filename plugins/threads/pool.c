@@ -283,6 +283,16 @@ static int affinity_cpus(int **out) {
   return k;
 }
 
+/* Ranks of an MPI job that share a node their launcher did not bind take
+ * a slice of the mask each (kc_host_rank_share): their default pools then
+ * add up to the node instead of each filling it, and their pinned workers
+ * stay apart, KC_NUM_THREADS or not. */
+static int rank_slice(int *cpus, int ncpus) {
+  int first = 0, n = kc_host_rank_share(ncpus, &first);
+  memmove(cpus, cpus + first, (size_t)n * sizeof *cpus);
+  return n;
+}
+
 /* Starts worker w, pinned to w->cpu if that is >= 0.  A CPU the kernel
  * refuses (a cpuset that changed under us) falls back to no pinning. */
 static int start_worker(struct worker *w) {
@@ -344,6 +354,8 @@ int kc__pool_create(kc__pool **out, int nthreads, char *err, size_t errlen) {
   }
   if (ncpus == 0)
     ncpus = 1; /* cannot happen on Linux; be safe */
+  else
+    ncpus = rank_slice(cpus, ncpus);
   int n = nthreads > 0 ? nthreads : ncpus;
   int oversubscribed = n > ncpus;
 
@@ -385,8 +397,8 @@ int kc__pool_create(kc__pool **out, int nthreads, char *err, size_t errlen) {
       free(w);
       free(p);
       free(cpus);
-      snprintf(err, errlen, "cannot start worker thread %d of %d: %s", i + 1,
-               n, strerror(rc));
+      snprintf(err, errlen, "cannot start worker thread %d of %d: %s", i + 1, n,
+               strerror(rc));
       return rc == EAGAIN || rc == ENOMEM ? KC_ENOMEM : KC_EINTERNAL;
     }
     if (wi->cpu < 0)
