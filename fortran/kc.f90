@@ -136,6 +136,7 @@ module kc
     integer(c_int) :: device
     integer(c_int) :: spaces
     type(kc_device_info) :: dev
+    type(c_ptr) :: device_from
   end type kc_info
 
   !> kc_alloc_info: what kc_pointer_info reports (label: a C string).

@@ -58,6 +58,7 @@ class Info(ctypes.Structure):
         ("device", ctypes.c_int),
         ("spaces", ctypes.c_uint),
         ("dev", DeviceInfo),
+        ("device_from", ctypes.c_char_p),
     ]
 
 

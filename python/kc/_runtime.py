@@ -85,6 +85,8 @@ class Info:
         self.num_threads = raw.num_threads
         self.device_count = raw.device_count
         self.device = raw.device
+        self.device_from = (raw.device_from.decode(errors="replace")
+                            if raw.device_from else None)
         self.distinct_spaces = tuple(
             name for bit, name in enumerate(SPACE_NAMES)
             if raw.spaces & (1 << bit))

@@ -50,6 +50,7 @@ def test_info(session):
         assert i.backend == want
     assert i.num_threads >= 1 and i.device_count >= 1
     assert "host" in i.distinct_spaces
+    assert i.device_from  # what chose the device ("host backend" on host)
     assert "kc.Info" in repr(i)
 
 
