@@ -50,7 +50,7 @@ int main(void) {
     KC_SKIP("KC_TEST_TOP_BUILDDIR is not set: run through tests/run-backend");
   char *rec = tl_lib("tests", "kc-tool-record");
   char path[4096];
-  snprintf(path, sizeof path, "%s/tests/testplugins/.libs", top);
+  snprintf(path, sizeof path, "%s/tests/spaceplugins/.libs", top);
   setenv("KC_PLUGIN_PATH", path, 1);
   setenv("KC_TOOLS_LIBS", rec, 1);
   unsetenv("KC_TOOLS_ARGS");
