@@ -260,7 +260,7 @@ int kc_parallel_for(const char *label, kc_kernel *kernel,
   int rc = validate(CALL_FOR, kernel, policy, functor, functor_size, &l);
   if (rc < 0)
     return rc;
-  if (label)
+  if (label && *label)
     l.label = label;
   return launch(CALL_FOR, kernel, &l);
 }
@@ -278,7 +278,7 @@ int kc_parallel_reduce(const char *label, kc_kernel *kernel,
     return kc__error(KC_EINVAL, "kc_parallel_reduce: result is NULL (kernel "
                                 "'%s')",
                      kernel->info.name);
-  if (label)
+  if (label && *label)
     l.label = label;
   result_target(&l, result);
   return launch(CALL_REDUCE, kernel, &l);
@@ -293,7 +293,7 @@ int kc_parallel_scan(const char *label, kc_kernel *kernel,
   int rc = validate(CALL_SCAN, kernel, policy, functor, functor_size, &l);
   if (rc < 0)
     return rc;
-  if (label)
+  if (label && *label)
     l.label = label;
   result_target(&l, total);
   return launch(CALL_SCAN, kernel, &l);
@@ -322,7 +322,7 @@ int kc_parallel_call(const char *label, kc_kernel *kernel,
       return kc__error(KC_EINVAL,
                        "kc_parallel_call: args[%d] is NULL (kernel '%s')", i,
                        kernel->info.name);
-  if (label)
+  if (label && *label)
     l.label = label;
   l.nargs = nargs;
   l.args = args;

@@ -8,6 +8,7 @@
  */
 #include <config.h>
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,36 @@ static kc_kernel *lookup(const char *name) {
     if (strcmp(k->info.name, name) == 0)
       return k;
   return NULL;
+}
+
+/* The file of the executable or shared library holding a kernel's code
+ * (its host function, else its PTX text), for the detail of a name clash;
+ * "an unknown object" when dladdr cannot tell. */
+static const char *object_of(void (*host)(void), const char *ptx) {
+  Dl_info info;
+  void *addr;
+  if (host)
+    memcpy(&addr, &host, sizeof addr); /* POSIX: a function as a void * */
+  else
+    addr = (void *)ptx;
+  if (addr && dladdr(addr, &info) && info.dli_fname && *info.dli_fname)
+    return info.dli_fname;
+  return "an unknown object";
+}
+
+static int name_taken(const kc_kernel *old, const kc_kernel_desc *d) {
+  const char *was = object_of(old->info.host, old->info.ptx);
+  const char *now = object_of(d->host, d->ptx);
+  if (strcmp(was, now) == 0)
+    return kc__error(KC_EEXIST,
+                     "kernel '%s' is already registered (by %s, which "
+                     "registers it twice)",
+                     d->name, was);
+  return kc__error(KC_EEXIST,
+                   "kernel '%s' is already registered by %s; the one of %s "
+                   "is refused (kernel names are global to the program: "
+                   "rename one)",
+                   d->name, was, now);
 }
 
 static int parse_signature(const char *name, const char *sig) {
@@ -125,7 +156,7 @@ int kc_kernel_register(const kc_kernel_desc *desc, kc_kernel **out) {
   k->magic = KC__KERNEL_MAGIC;
 
   pthread_mutex_lock(&reg_lock);
-  int taken = lookup(name) != NULL;
+  kc_kernel *taken = lookup(name);
   if (!taken) {
     unsigned h = hash(name);
     k->next = buckets[h];
@@ -137,7 +168,8 @@ int kc_kernel_register(const kc_kernel_desc *desc, kc_kernel **out) {
     free(name);
     free(entry);
     free(sig);
-    return kc__error(KC_EEXIST, "kernel '%s' is already registered", d.name);
+    /* Records are never freed: `taken` stays valid without the lock. */
+    return name_taken(taken, &d);
   }
   if (out)
     *out = k;

@@ -131,21 +131,35 @@ uint32_t kc__tools_device_id(void) { return devid_queue; }
 
 /* -------------------------------------------------------- space names */
 
-/* Spaces are named as Kokkos names its memory spaces, so that memory tools
- * group kc's allocations the way they group Kokkos'.  A space that is host
- * memory on this backend is "Host". */
+/* Spaces are named as Kokkos names the memory spaces of the same device
+ * type (CudaSpace::name() is "Cuda", ...), so that memory tools group kc's
+ * allocations the way they group Kokkos'; tools know no other names
+ * (space-time-stack and chrome-tracing abort on one they do not know).
+ * A space that is host memory on this backend, and every space of a
+ * backend Kokkos has no device type for, is "Host".  Kokkos has no managed
+ * or pinned space for OpenMPTarget and OpenACC: those are named like the
+ * device space. */
+static const char *const kokkos_space_names[][KC_SPACE_COUNT] = {
+    [2] = {"Host", "Cuda", "CudaUVM", "CudaHostPinned"},
+    [3] = {"Host", "HIP", "HIPManaged", "HIPHostPinned"},
+    [4] = {"Host", "OpenMPTargetSpace", "OpenMPTargetSpace",
+           "OpenMPTargetSpace"},
+    [7] = {"Host", "SYCLDeviceUSM", "SYCLSharedUSM", "SYCLHostUSM"},
+    [8] = {"Host", "OpenACCSpace", "OpenACCSpace", "OpenACCSpace"},
+};
+
 static void name_spaces(const kc_info *info) {
   unsigned distinct = info ? info->spaces : 0;
-  int cuda = info && info->backend && strcmp(info->backend, "cuda") == 0;
-  static const char *const cuda_names[KC_SPACE_COUNT] = {
-      "Host", "Cuda", "CudaUVM", "CudaHostPinned"};
-  static const char *const other_names[KC_SPACE_COUNT] = {
-      "Host", "Device", "Managed", "HostPinned"};
+  uint32_t type = device_type(info ? info->backend : NULL);
+  const char *const *names =
+      type < sizeof kokkos_space_names / sizeof kokkos_space_names[0]
+          ? kokkos_space_names[type]
+          : NULL;
   for (int s = 0; s < KC_SPACE_COUNT; s++) {
-    if (s == KC_SPACE_HOST || !(distinct & (1u << s)))
+    if (s == KC_SPACE_HOST || !(distinct & (1u << s)) || !names || !names[s])
       space_names[s] = "Host";
     else
-      space_names[s] = cuda ? cuda_names[s] : other_names[s];
+      space_names[s] = names[s];
   }
 }
 
@@ -182,8 +196,12 @@ static void tool_invoked_fence(uint32_t devID) {
   tools_fence("kc::tools: fence requested by a tool");
 }
 
+/* Contains Kokkos' label for the fences it adds for tools, which tools
+ * (kernel-logger, the NVTX connector, ...) look for with strstr() to leave
+ * them out of their reports. */
 static const char *const global_fence_name =
-    "kc::tools: global fence before a tool callback";
+    "kc::tools: global fence before a tool callback: Kokkos Profile Tool "
+    "Fence";
 
 /* ------------------------------------------------------- id bundles */
 
@@ -348,6 +366,27 @@ static void declare_kc_metadata(const kc_info *info) {
   declare_metadata_all("kc_tools_device_id", buf);
 }
 
+/* Kokkos still honours KOKKOS_PROFILE_LIBRARY, its variable before
+ * KOKKOS_TOOLS_LIBS, with a deprecation warning; so does kc, below both
+ * KC_TOOLS_LIBS and KOKKOS_TOOLS_LIBS.  `libs` and `*var` are what those
+ * two gave. */
+static const char *profile_library(const char *libs, const char **var) {
+  const char *old = kc__secure_getenv("KOKKOS_PROFILE_LIBRARY");
+  if (!old || strcmp(*var, "KC_TOOLS_LIBS") == 0)
+    return libs;
+  fprintf(stderr,
+          "kc: warning: environment variable 'KOKKOS_PROFILE_LIBRARY' is "
+          "deprecated; use 'KOKKOS_TOOLS_LIBS' (or 'KC_TOOLS_LIBS') "
+          "instead%s\n",
+          libs && strcmp(libs, old) != 0
+              ? "; KOKKOS_TOOLS_LIBS is set as well and differs: it is used"
+              : "");
+  if (libs)
+    return libs;
+  *var = "KOKKOS_PROFILE_LIBRARY";
+  return old;
+}
+
 static const char *env_or(const char *name, const char *fallback,
                           const char **which) {
   const char *v = kc__secure_getenv(name);
@@ -370,26 +409,25 @@ void kc__tools_init(const kc_info *info) {
 
   const char *var;
   const char *libs = env_or("KC_TOOLS_LIBS", "KOKKOS_TOOLS_LIBS", &var);
+  libs = profile_library(libs, &var);
   if (!libs || !*libs)
     return;
 
-  /* Every ';'-separated entry is a tool (Kokkos itself opens only the
-   * first and leaves the rest to connector tools; see doc/profiling.md,
-   * "Loading tool libraries"). */
-  char *list = strdup(libs);
-  size_t cap = 1;
-  for (const char *c = libs; *c; c++)
-    cap += *c == ';';
-  struct tool *loaded = list ? calloc(cap, sizeof *loaded) : NULL;
+  /* KC_TOOLS_LIBS: every entry is a tool of its own.  Kokkos' variables:
+   * the first entry only, as Kokkos opens it; a connector or sampler tool
+   * there loads the next entries itself (kc.h, "Profiling"). */
+  int first_only = strcmp(var, "KC_TOOLS_LIBS") != 0;
+  int cap = 0;
+  char **list = kc__tools_libs_parse(libs, first_only, &cap);
+  struct tool *loaded = list ? calloc((size_t)cap + 1, sizeof *loaded) : NULL;
   if (!loaded) {
     fprintf(stderr, "kc: out of memory loading the tools of %s\n", var);
     free(list);
     return;
   }
   int n = 0;
-  char *save = NULL;
-  for (char *path = strtok_r(list, ";", &save); path;
-       path = strtok_r(NULL, ";", &save)) {
+  for (char **entry = list; *entry; entry++) {
+    const char *path = *entry;
     if (tool_load(&loaded[n], path, var) != 0)
       continue;
     /* The same library named twice (or under two paths) is one tool. */

@@ -40,6 +40,15 @@ void kc__tools_init(const kc_info *info);
 /* Calls kokkosp_finalize_library and forgets the tools; at kc_finalize. */
 void kc__tools_finalize(void);
 
+/* The library names of a tool list (the value of KC_TOOLS_LIBS,
+ * KOKKOS_TOOLS_LIBS or KOKKOS_PROFILE_LIBRARY; NULL is ""): the ';'
+ * separated entries, empty ones skipped, in order; with first_only, at most
+ * the first (Kokkos opens only that one and leaves the rest to it).
+ * Returns a NULL-terminated array whose strings live in the same block
+ * (one free() releases all) and sets *count, or returns NULL out of memory.
+ * Pure: no kc state, no locks (toolslist.c). */
+char **kc__tools_libs_parse(const char *list, int first_only, int *count);
+
 typedef enum kc__tools_parallel {
   KC__TOOLS_FOR = 0,
   KC__TOOLS_REDUCE = 1,

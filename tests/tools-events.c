@@ -28,7 +28,8 @@ KC_KERNEL_DECLARE(kt_sum_i64);
 KC_KERNEL_DECLARE(kt_iscan_i64);
 
 #define KP_VERSION 20240906
-#define GLOBAL_FENCE "kc::tools: global fence before a tool callback"
+#define GLOBAL_FENCE                                                           \
+  "kc::tools: global fence before a tool callback: Kokkos Profile Tool Fence"
 #define TOOL_FENCE "kc::tools: fence requested by a tool"
 
 typedef struct run {
@@ -234,6 +235,10 @@ static void scenario(run *r) {
   KC_CHECK_OK(kc_parallel_for("tools fill", KC_TEST_KERNEL(kt_fill), &range,
                               &ff, sizeof ff));
   kernel(r, "for", "tools fill");
+  /* An empty label is no label: tools get the kernel's name, never "". */
+  KC_CHECK_OK(
+      kc_parallel_for("", KC_TEST_KERNEL(kt_fill), &range, &ff, sizeof ff));
+  kernel(r, "for", "kt_fill");
 
   region_push(r, "inner");
   kt_xi64 fx = {x, 0};

@@ -1,16 +1,18 @@
-/* The tool loader: KC_TOOLS_LIBS / KOKKOS_TOOLS_LIBS, their precedence,
- * ';'-separated lists, a library that fails to load (one "kc: ..." line
- * with the dlerror() text, the others still load), a library with no
- * callback, the same library named twice, kc's bare-name shorthand, and
- * kc_declare_metadata / kc_profile_event with and without a tool.  Runs
- * once, on whatever backend kc picks. */
+/* The tool loader: KC_TOOLS_LIBS / KOKKOS_TOOLS_LIBS /
+ * KOKKOS_PROFILE_LIBRARY, their precedence, ';'-separated lists (every
+ * entry of KC_TOOLS_LIBS, only the first of Kokkos' variables, which a
+ * chaining tool then follows), a library that fails to load (one
+ * "kc: ..." line with the dlerror() text, the others still load), a
+ * library with no callback, the same library named twice, kc's bare-name
+ * shorthand, and kc_declare_metadata / kc_profile_event with and without a
+ * tool.  Runs once, on whatever backend kc picks. */
 #define _POSIX_C_SOURCE 200809L /* setenv, mkstemp */
 
 #include <fcntl.h>
 
 #include "tools-log.h"
 
-static char *rec, *empty, *logfile, *errfile;
+static char *rec, *empty, *chain, *logfile, *errfile;
 
 /* Runs kc_init/kc_finalize with stderr captured; returns what kc wrote
  * there and leaves the recording tool's log in *log. */
@@ -28,6 +30,7 @@ static char *cycle(char **log) {
   if (rc == 0) {
     KC_CHECK_OK(kc_declare_metadata("tools-load", "yes"));
     KC_CHECK_OK(kc_profile_event("tools-load event"));
+    KC_CHECK_OK(kc_profile_event("chain-filtered event"));
     KC_CHECK_OK(kc_finalize());
   }
   fflush(stderr);
@@ -65,11 +68,13 @@ int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   rec = tl_lib("tests", "kc-tool-record");
   empty = tl_lib("tests", "kc-tool-empty");
+  chain = tl_lib("tests", "kc-tool-chain");
   logfile = tl_tmpfile("tools-load-log");
   errfile = tl_tmpfile("tools-load-err");
   setenv("KC_TEST_TOOL_LOG", logfile, 1);
   unsetenv("KC_TOOLS_ARGS");
   unsetenv("KOKKOS_TOOLS_ARGS");
+  unsetenv("KOKKOS_PROFILE_LIBRARY");
   unsetenv("KC_VERBOSE"); /* its lines would go to the captured stderr */
 
   /* Before kc_init the public calls say so. */
@@ -128,6 +133,69 @@ int main(void) {
   free(err);
   free(log);
 
+  KC_INFO("KOKKOS_TOOLS_LIBS: only the first entry, load sequence 0; a "
+          "chaining tool there loads the next entry itself");
+  snprintf(buf, sizeof buf, ";%s;%s", chain, rec);
+  set(NULL, buf);
+  err = cycle(&log);
+  KC_CHECK_EQ_STR(err, "");
+  /* Once, from the chaining tool (0 + 1): not again from kc. */
+  KC_CHECK_EQ_INT(count(log, "init_library\t"), 1);
+  KC_CHECK_CONTAINS(log, "init_library\tseq=1\t");
+  KC_CHECK_EQ_INT(count(log, "profile_event\tname=tools-load event\n"), 1);
+  KC_CHECK_EQ_INT(count(log, "chain-filtered"), 0);
+  KC_CHECK_EQ_INT(count(log, "declare_metadata\tkey=tools-load\t"), 1);
+  KC_CHECK_EQ_INT(count(log, "finalize_library\n"), 1);
+  free(err);
+  free(log);
+  snprintf(buf, sizeof buf, "%s;%s", rec, empty);
+  set(NULL, buf);
+  err = cycle(&log);
+  KC_CHECK_EQ_STR(err, ""); /* the second entry is not even opened */
+  KC_CHECK_EQ_INT(count(log, "init_library\tseq=0\t"), 1);
+  free(err);
+  free(log);
+
+  KC_INFO("KC_TOOLS_LIBS loads every entry: no chaining there");
+  snprintf(buf, sizeof buf, "%s;%s", chain, rec);
+  set(buf, NULL);
+  err = cycle(&log);
+  KC_CHECK_CONTAINS(err, "tools-chain: no library to chain to");
+  KC_CHECK_EQ_INT(count(log, "init_library\tseq=1\t"), 1);
+  KC_CHECK_EQ_INT(count(log, "profile_event\tname=chain-filtered event\n"), 1);
+  free(err);
+  free(log);
+
+  KC_INFO("KOKKOS_PROFILE_LIBRARY, deprecated: used with a warning, below "
+          "KOKKOS_TOOLS_LIBS, ignored under KC_TOOLS_LIBS");
+  static const char deprecated[] =
+      "kc: warning: environment variable 'KOKKOS_PROFILE_LIBRARY' is "
+      "deprecated; use 'KOKKOS_TOOLS_LIBS' (or 'KC_TOOLS_LIBS') instead";
+  set(NULL, NULL);
+  setenv("KOKKOS_PROFILE_LIBRARY", rec, 1);
+  err = cycle(&log);
+  snprintf(buf, sizeof buf, "%s\n", deprecated);
+  KC_CHECK_EQ_STR(err, buf);
+  KC_CHECK_EQ_INT(count(log, "init_library\tseq=0\t"), 1);
+  free(err);
+  free(log);
+  setenv("KOKKOS_PROFILE_LIBRARY", "/nonexistent/libold-tool.so", 1);
+  set(NULL, rec);
+  err = cycle(&log);
+  KC_CHECK_CONTAINS(err, deprecated);
+  KC_CHECK_CONTAINS(err, "KOKKOS_TOOLS_LIBS is set as well and differs");
+  KC_CHECK_EQ_INT(count(err, "\n"), 1);
+  KC_CHECK_EQ_INT(count(log, "init_library\t"), 1);
+  free(err);
+  free(log);
+  set(rec, NULL);
+  err = cycle(&log);
+  KC_CHECK_EQ_STR(err, "");
+  KC_CHECK_EQ_INT(count(log, "init_library\t"), 1);
+  free(err);
+  free(log);
+  unsetenv("KOKKOS_PROFILE_LIBRARY");
+
   KC_INFO("KC_TOOLS_LIBS wins over KOKKOS_TOOLS_LIBS, even when empty");
   set(rec, "/nonexistent/libkokkos-tool.so");
   err = cycle(&log);
@@ -168,5 +236,6 @@ int main(void) {
   free(errfile);
   free(rec);
   free(empty);
+  free(chain);
   return kc_test_done();
 }

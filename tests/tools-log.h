@@ -91,8 +91,18 @@ static KC_TEST__UNUSED unsigned tl_device_type(const char *backend) {
     return 1;
   if (strcmp(backend, "cuda") == 0)
     return 2;
+  if (strcmp(backend, "hip") == 0)
+    return 3;
+  if (strcmp(backend, "openmptarget") == 0)
+    return 4;
+  if (strcmp(backend, "hpx") == 0)
+    return 5;
   if (strcmp(backend, "threads") == 0)
     return 6;
+  if (strcmp(backend, "sycl") == 0)
+    return 7;
+  if (strcmp(backend, "openacc") == 0)
+    return 8;
   return 9;
 }
 
@@ -111,13 +121,22 @@ static KC_TEST__UNUSED unsigned tl_devid_fence(const kc_info *info) {
  * space names"). */
 static KC_TEST__UNUSED const char *tl_space(const kc_info *info,
                                             kc_space space) {
-  static const char *const cuda[] = {"Host", "Cuda", "CudaUVM",
-                                     "CudaHostPinned"};
-  static const char *const other[] = {"Host", "Device", "Managed",
-                                      "HostPinned"};
+  static const struct {
+    const char *backend, *names[4];
+  } map[] = {
+      {"cuda", {"Host", "Cuda", "CudaUVM", "CudaHostPinned"}},
+      {"hip", {"Host", "HIP", "HIPManaged", "HIPHostPinned"}},
+      {"sycl", {"Host", "SYCLDeviceUSM", "SYCLSharedUSM", "SYCLHostUSM"}},
+      {"openmptarget",
+       {"Host", "OpenMPTargetSpace", "OpenMPTargetSpace", "OpenMPTargetSpace"}},
+      {"openacc", {"Host", "OpenACCSpace", "OpenACCSpace", "OpenACCSpace"}},
+  };
   if (space == KC_SPACE_HOST || !(info->spaces & (1u << space)))
     return "Host";
-  return strcmp(info->backend, "cuda") == 0 ? cuda[space] : other[space];
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(info->backend, map[i].backend) == 0)
+      return map[i].names[space];
+  return "Host";
 }
 
 /* ------------------------------------------------------ expected logs */

@@ -460,7 +460,7 @@ KC_API int kc_kernel_set_team_scratch(kc_kernel *k, kc_team_scratch_fn fn);
  * `functor`; NULL allowed only with size 0) is copied before the call
  * returns, so the caller may reuse it at once.  Asynchronous on device
  * backends: kc_fence() waits.  `label` names the launch for profiling tools
- * (NULL: the kernel's name).
+ * (NULL or "": the kernel's name; tools get no empty kernel name).
  * Errors: KC_EINVAL (NULL kernel, NULL functor with size > 0, policy that
  * does not fit the kernel's kind, chunk 0), KC_ERANGE (end < begin),
  * KC_ENOKERNEL (the kernel has no code for this backend: the detail says
@@ -497,6 +497,34 @@ KC_API int kc_parallel_call(const char *label, kc_kernel *kernel,
                             void *const *args);
 
 /* ------------------------------------------------------ profiling regions */
+
+/* Profiling tools (Kokkos Tools libraries, unmodified) are loaded by
+ * kc_init, from the first of these variables that is set:
+ *  - KC_TOOLS_LIBS: a ';'-separated list; every entry is loaded as a tool
+ *    of its own (load sequence 0, 1, ... in list order), each with its own
+ *    kernel and fence ids, every event going to each.  Set (even empty), it
+ *    hides the Kokkos variables.  Chaining tools (kokkos-sampler,
+ *    kernel-filter) do not belong here: they find the tool to chain to in
+ *    KOKKOS_TOOLS_LIBS.
+ *  - KOKKOS_TOOLS_LIBS: Kokkos' meaning: only the first entry is loaded
+ *    (load sequence 0); a chaining tool there opens the next entries
+ *    itself, as under Kokkos.
+ *  - KOKKOS_PROFILE_LIBRARY (deprecated in Kokkos): as KOKKOS_TOOLS_LIBS,
+ *    with a warning line on stderr whenever it is set and KC_TOOLS_LIBS is
+ *    not; KOKKOS_TOOLS_LIBS wins when both are set.
+ * Empty entries are skipped.  An entry without '/' or ".so" names kc's own
+ * tool libkc-tool-<entry>.so.  A library that does not load is reported on
+ * stderr and skipped.  Tools see:
+ *  - launch names: the label, or the kernel's name;
+ *  - memory spaces under Kokkos' names for the backend's device type
+ *    ("Cuda", "CudaUVM", "CudaHostPinned"; "HIP", "HIPManaged",
+ *    "HIPHostPinned"; "SYCLDeviceUSM", "SYCLSharedUSM", "SYCLHostUSM";
+ *    "OpenMPTargetSpace"; "OpenACCSpace"), "Host" for a space that is host
+ *    memory on the backend and for every space of a backend that matches no
+ *    Kokkos device type;
+ *  - the global fences kc adds around callbacks for tools that want global
+ *    fencing, named "kc::tools: ...: Kokkos Profile Tool Fence" (tools
+ *    filter them on Kokkos' string). */
 
 /* User regions for profiling tools (kokkosp_push/pop_profile_region). */
 KC_API int kc_region_push(const char *name);

@@ -39,7 +39,14 @@
  *
  *   KC_KERNEL_DECLARE(name);   at file scope in any C file
  *   KC_KERNEL(name)            the kc_kernel * registered under "name"
- *                              (NULL if registration failed)
+ *                              (NULL if registration failed).  In an
+ *                              executable or shared library that defines
+ *                              kernel "name", its own kernel: NULL when the
+ *                              name was taken first (by hand, or by another
+ *                              library's kernel of that name, which this
+ *                              handle never becomes; a launch of NULL is
+ *                              KC_EINVAL).  Elsewhere, the kernel of that
+ *                              name that registered.
  *
  * ------------------------------------------------------------------------
  * Multi-dimensional ranges, teams, scratch, atomics and chunk buffers

@@ -35,14 +35,26 @@
  *     which makes a `return` in a body a compile error: on the host it
  *     would silently skip the rest of the chunk.  `continue` and `break`
  *     end the current index only.
- *  2. The kernel handle `kc_kernel *kc__kernel_<name>` (external linkage,
- *     what KC_KERNEL(name) names), NULL until registration succeeds.
+ *  2. Two kernel handles, NULL until registration succeeds:
+ *     `kc__handle_<name>`, hidden and weak, this executable's or shared
+ *     library's own, and `kc__kernel_<name>`, exported, for code of other
+ *     objects.  KC_KERNEL(name) reads the hidden one where the object
+ *     defines the kernel (its address is then not NULL), else the exported
+ *     one.  When two objects define a kernel of the same name, the dynamic
+ *     linker binds every object's exported name to one of them, but the
+ *     hidden handles stay apart: the second object's registration fails,
+ *     its KC_KERNEL(name) stays NULL and never becomes the other object's
+ *     kernel (which would run with this object's functors).  The two
+ *     cannot be one variable under two names: an executable may hold a
+ *     copy of the exported one (a copy relocation), which only writes
+ *     through that name reach.
  *  3. A constructor that registers the kernel with kc_kernel_register()
  *     before main(): its name, kind, host function, reducer and, when kcc
- *     embedded PTX in the object, the PTX text.  A failed registration (the
- *     name is taken, libkc refused it) prints one line on stderr and leaves
- *     the handle NULL; the program goes on, and a launch of the NULL
- *     handle fails with KC_EINVAL.
+ *     embedded PTX in the object, the PTX text, and sets both handles.  A
+ *     failed registration (the name is taken, libkc refused it) prints one
+ *     line on stderr and writes neither handle (the exported one may be
+ *     another object's, which keeps its kernel); the program goes on, and
+ *     a launch of the NULL handle fails with KC_EINVAL.
  *
  * The multi-dimensional, team and chunk kernels follow the same pattern
  * (see their sections below); a team body's `team` is the engine's
@@ -187,6 +199,8 @@ typedef struct kc__no_return_in_kernel_body {
 #if defined(__GNUC__)
 #define KC__CONSTRUCTOR __attribute__((constructor))
 #define KC__UNUSED __attribute__((unused))
+#define KC__WEAK __attribute__((weak))
+#define KC__HIDDEN __attribute__((visibility("hidden")))
 #else
 #error "kc/kernel_host.h needs a compiler with __attribute__((constructor))"
 #endif
@@ -215,13 +229,17 @@ typedef kc_loc_double kc__loc_double;
 #define KC__PTX_FIELDS(name) .ptx = NULL, .ptx_entry = NULL,
 #endif
 
-/* Registers one kernel; on failure one line on stderr, *out untouched. */
-static inline KC__UNUSED void
-kc__host_register(const kc_kernel_desc *d, kc_kernel **out, const char *file) {
+/* Registers one kernel and sets its two handles; on failure one line on
+ * stderr, the handles untouched. */
+static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
+                                                kc_kernel **own,
+                                                kc_kernel **exported,
+                                                const char *file) {
   kc_kernel *k = NULL;
   int rc = kc_kernel_register(d, &k);
   if (rc == 0) {
-    *out = k;
+    *own = k;
+    *exported = k;
   } else {
     const char *detail = kc_last_error();
     fprintf(stderr, "kc: %s: kernel \"%s\" not registered: %s\n", file, d->name,
@@ -239,6 +257,8 @@ kc__host_register(const kc_kernel_desc *d, kc_kernel **out, const char *file) {
  * function there). */
 #define KC__AFTER_NONE(kname)
 #define KC__REGISTER_EX(kname, kind_, fn, reducer_, rank_, after)              \
+  extern KC__WEAK kc_kernel *kc__handle_##kname;                              \
+  KC__HIDDEN kc_kernel *kc__handle_##kname = NULL;                             \
   kc_kernel *kc__kernel_##kname = NULL;                                        \
   static void kc__register_##kname(void) KC__CONSTRUCTOR;                      \
   static void kc__register_##kname(void) {                                     \
@@ -249,7 +269,8 @@ kc__host_register(const kc_kernel_desc *d, kc_kernel **out, const char *file) {
                                   .host = (void (*)(void))(fn),                \
                                   KC__PTX_FIELDS(kname).reducer = reducer_,    \
                                   .signature = NULL};                          \
-    kc__host_register(&kc__d, &kc__kernel_##kname, __FILE__);                  \
+    kc__host_register(&kc__d, &kc__handle_##kname, &kc__kernel_##kname,       \
+                      __FILE__);                                               \
     after(kname)                                                               \
   }
 
@@ -605,8 +626,8 @@ typedef struct kc__team_noacc {
   extern size_t kc__team_scratch_##name(const void *, int, int)                \
       __attribute__((weak));
 #define KC__AFTER_TEAM(kname)                                                  \
-  if (kc__kernel_##kname && kc__team_scratch_##kname)                          \
-    (void)kc_kernel_set_team_scratch(kc__kernel_##kname,                       \
+  if (kc__handle_##kname && kc__team_scratch_##kname)                          \
+    (void)kc_kernel_set_team_scratch(kc__handle_##kname,                       \
                                      kc__team_scratch_##kname);
 
 #define KC_TEAM(name, ftype, f, team, ...)                                     \
@@ -830,7 +851,17 @@ KC_API void *kc__chunk_buffer(int slot, size_t bytes);
       (type *)kc__chunk_buffer(kc__cslot++, sizeof(type) * kc__cn)
 
 /* Handles. */
-#define KC_KERNEL_DECLARE(name) extern kc_kernel *kc__kernel_##name
-#define KC_KERNEL(name) (kc__kernel_##name)
+/* The hidden handle is weak: an object that does not define the kernel
+ * sees its address as NULL and reads the exported handle (through a
+ * function, so that compilers do not warn that the address of a defined
+ * handle is never NULL). */
+static inline KC__UNUSED kc_kernel *
+kc__pick_handle(kc_kernel *const *own, kc_kernel *const *exported) {
+  return own ? *own : *exported;
+}
+#define KC_KERNEL_DECLARE(name)                                                \
+  extern kc_kernel *kc__kernel_##name;                                         \
+  extern KC__WEAK kc_kernel *kc__handle_##name
+#define KC_KERNEL(name) kc__pick_handle(&kc__handle_##name, &kc__kernel_##name)
 
 #endif /* KC_KERNEL_HOST_H */

@@ -30,6 +30,7 @@ TARGETS="
 fuzz-elf
 fuzz-backend-list
 fuzz-plugin-path
+fuzz-tools-libs
 "
 
 set -u
