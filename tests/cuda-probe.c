@@ -6,7 +6,8 @@
  * without a GPU) or comes up and describes the device.
  *
  * Each case runs in a child process, because the plugin opens the driver
- * once per process.  Runs once (not per backend); never skips. */
+ * once per process.  Runs once (not per backend); skips only when
+ * configure left the CUDA backend out (--disable-cuda). */
 #include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -120,8 +121,19 @@ static int in_child(int (*fn)(void), const char *what) {
   return 0;
 }
 
+/* 1 if configure built the CUDA plugin (run-backend's KC_TEST_BACKENDS). */
+static int cuda_built(void) {
+  char pad[256];
+  snprintf(pad, sizeof pad, " %s ", KC_TEST__S(getenv("KC_TEST_BACKENDS")));
+  return strstr(pad, " cuda ") != NULL;
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
+  if (!cuda_built())
+    KC_SKIP("backend 'cuda' was not built: configure left it out (built: "
+            "%s)",
+            KC_TEST__S(getenv("KC_TEST_BACKENDS")));
   unsetenv("KC_DEVICE");
   in_child(no_driver, "missing driver");
   in_child(real_driver, "this machine's driver");

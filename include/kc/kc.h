@@ -96,7 +96,25 @@ typedef int64_t kc_index;
  * Privileged processes: in a setuid/setgid program or one with file
  * capabilities (secure-execution mode), KC_BACKEND, KC_PLUGIN_PATH,
  * KC_TOOLS_LIBS and KOKKOS_TOOLS_LIBS are ignored, as if unset (KC_VERBOSE
- * says so), so that a user cannot make the program load code of theirs. */
+ * says so), so that a user cannot make the program load code of theirs.
+ *
+ * The threads backend starts its pool here: KC_NUM_THREADS threads
+ * (default: one per CPU of its placement), the calling thread being thread
+ * 0 and worker k pinned to the placement's k-th CPU (none pinned when the
+ * threads outnumber the CPUs).  KC_THREADS_BIND chooses the placement:
+ *  - "mask" (the default): the calling thread's affinity mask, as the
+ *    launcher left it (taskset, numactl, mpirun, srun);
+ *  - "spread": every CPU the process may use (its cpuset), the calling
+ *    thread's own CPUs first.  For a mask narrowed by accident: a program
+ *    that links OpenMP and runs with OMP_PROC_BIND or OMP_PLACES has its
+ *    main thread bound to one CPU by the OpenMP runtime before kc starts.
+ *    Not for MPI ranks bound on purpose: their pools would share CPUs.
+ * The calling thread's own affinity is never changed.  With KC_THREADS_BIND
+ * unset, a pool the mask shrinks — its threads share fewer CPUs than the
+ * process may use, or its default size came from a mask an OpenMP binding
+ * narrowed — prints one line "kc: warning: threads backend: ..." on stderr
+ * naming the mask, the likely cause and the fix; setting KC_THREADS_BIND
+ * (either value) silences it.  Another value fails with KC_EINVAL. */
 KC_API int kc_init(void);
 
 /* Drops one reference; the last one fences, frees every allocation still

@@ -42,8 +42,7 @@ enum { MAXREP = 101 };
 
 static void summary(const char *what, double *t, int reps) {
   qsort(t, (size_t)reps, sizeof *t, cmp_double);
-  printf("  %-26s min %8.3f us   median %8.3f us\n", what, t[0],
-         t[reps / 2]);
+  printf("  %-26s min %8.3f us   median %8.3f us\n", what, t[0], t[reps / 2]);
 }
 
 int main(int argc, char **argv) {
@@ -57,7 +56,7 @@ int main(int argc, char **argv) {
   }
   char err[256];
   kc__pool *p;
-  if (kc__pool_create(&p, nthreads, err, sizeof err) != 0) {
+  if (kc__pool_create(&p, nthreads, KC__POOL_BIND_MASK, err, sizeof err) != 0) {
     fprintf(stderr, "pool-bench: %s\n", err);
     return 1;
   }

@@ -5,7 +5,9 @@
  * (run it under ThreadSanitizer to check the orderings), hand-written
  * static and dynamic reductions, the sleep/wake path (pauses between forks
  * let the workers fall asleep), oversubscription, ownership (nested and
- * concurrent claims), and create/destroy cycles.
+ * concurrent claims), create/destroy cycles, and the two placements (the
+ * caller's mask narrowed to one CPU, as an OpenMP binding leaves it: MASK
+ * keeps the pool there, SPREAD uses every CPU the process may use).
  *
  * KC_POOL_TEST_ROUNDS sets the number of fork-joins of the main loop
  * (default 200000).
@@ -16,7 +18,9 @@
 
 #include "pool.h"
 
+#include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -30,8 +34,7 @@
 #define CHECK(cond)                                                            \
   do {                                                                         \
     if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,         \
-              #cond);                                                          \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
       exit(1);                                                                 \
     }                                                                          \
   } while (0)
@@ -150,7 +153,8 @@ static void *race_launches(void *arg) {
 static void race(int nthreads, int napp, long iters) {
   char err[256];
   kc__pool *p = NULL;
-  CHECK_EQ(kc__pool_create(&p, nthreads, err, sizeof err), 0);
+  CHECK_EQ(kc__pool_create(&p, nthreads, KC__POOL_BIND_MASK, err, sizeof err),
+           0);
   pthread_t th[8];
   struct racer *r = calloc((size_t)napp, sizeof *r);
   CHECK(r != NULL && napp <= 8);
@@ -174,7 +178,7 @@ static void race(int nthreads, int napp, long iters) {
 static void run(int nthreads, long rounds, int pause_every) {
   char err[256];
   kc__pool *p = NULL;
-  int rc = kc__pool_create(&p, nthreads, err, sizeof err);
+  int rc = kc__pool_create(&p, nthreads, KC__POOL_BIND_MASK, err, sizeof err);
   if (rc != 0) {
     fprintf(stderr, "kc__pool_create(%d): %d: %s\n", nthreads, rc, err);
     exit(1);
@@ -248,30 +252,116 @@ static void run(int nthreads, long rounds, int pause_every) {
   free(s);
 }
 
+/* The affinity of the pool's workers, found by the names the pool gives
+ * them in /proc/self/task: *workers of them, *pinned_to_cpu of which may
+ * run on `cpu` alone. */
+static void workers_on(int cpu, int *workers, int *pinned_to_cpu) {
+  char want[32], line[256], path[300];
+  snprintf(want, sizeof want, "Cpus_allowed_list:\t%d\n", cpu);
+  *workers = *pinned_to_cpu = 0;
+  DIR *d = opendir("/proc/self/task");
+  CHECK(d != NULL);
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (e->d_name[0] == '.')
+      continue;
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    int worker = f && fgets(line, sizeof line, f) &&
+                 strncmp(line, "kc-worker-", 10) == 0;
+    if (f)
+      fclose(f);
+    if (!worker)
+      continue;
+    ++*workers;
+    snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+    f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+      if (strcmp(line, want) == 0)
+        ++*pinned_to_cpu;
+    if (f)
+      fclose(f);
+  }
+  closedir(d);
+}
+
+/* The caller narrowed to one CPU: MASK sizes the pool by that CPU, SPREAD
+ * by every CPU the process may use, with the caller's CPU first and each
+ * worker pinned to another one. */
+static void placements(void) {
+  cpu_set_t all, one;
+  CHECK_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &all))
+    first++;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  CHECK_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+
+  char err[256];
+  kc__pool *p = NULL;
+  CHECK_EQ(kc__pool_create(&p, 0, KC__POOL_BIND_MASK, err, sizeof err), 0);
+  const kc__placement *pl = kc__pool_placement(p);
+  CHECK_EQ(pl->mask, 1);
+  CHECK_EQ(pl->n, 1);
+  CHECK_EQ(kc__pool_size(p), 1);
+  CHECK(pl->allowed >= CPU_COUNT(&all));
+  int allowed = pl->allowed;
+  kc__pool_destroy(p);
+
+  CHECK_EQ(kc__pool_create(&p, 0, KC__POOL_BIND_SPREAD, err, sizeof err), 0);
+  pl = kc__pool_placement(p);
+  CHECK_EQ(pl->mask, 1);
+  CHECK_EQ(pl->n, allowed);
+  CHECK_EQ(kc__pool_size(p), allowed);
+  int workers, on_first;
+  workers_on(first, &workers, &on_first);
+  CHECK_EQ(workers, allowed - 1);
+  CHECK_EQ(on_first, 0);
+  CHECK_EQ(kc__pool_pinned(p), allowed > 1);
+  printf("ok: caller narrowed to CPU %d: MASK pool of 1, SPREAD pool of %d "
+         "on CPUs %s, no worker on CPU %d\n",
+         first, allowed, pl->allowed_list, first);
+  kc__pool_destroy(p);
+
+  /* Oversubscribed under SPREAD: workers may run on every allowed CPU. */
+  CHECK_EQ(
+      kc__pool_create(&p, allowed + 2, KC__POOL_BIND_SPREAD, err, sizeof err),
+      0);
+  CHECK_EQ(kc__pool_pinned(p), 0);
+  workers_on(first, &workers, &on_first);
+  CHECK_EQ(workers, allowed + 1);
+  CHECK_EQ(on_first, allowed > 1 ? 0 : workers);
+  kc__pool_destroy(p);
+  CHECK_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+}
+
 int main(void) {
   const char *env = getenv("KC_POOL_TEST_ROUNDS");
   long rounds = env ? atol(env) : 200000;
   if (rounds < 1)
     rounds = 1;
 
-  run(0, rounds, 0);           /* default size: one thread per CPU */
-  run(1, 1000, 0);             /* no workers */
-  run(2, rounds / 10, 50);     /* sleep/wake path */
-  run(8, rounds / 20, 0);      /* oversubscribed on small machines */
+  run(0, rounds, 0);       /* default size: one thread per CPU */
+  run(1, 1000, 0);         /* no workers */
+  run(2, rounds / 10, 50); /* sleep/wake path */
+  run(8, rounds / 20, 0);  /* oversubscribed on small machines */
   run(8, rounds / 100 + 1, 25);
   run(MAXT, rounds / 200 + 1, 0);
 
+  placements();
   race(2, 3, rounds / 20 + 1);
   race(4, 2, rounds / 50 + 1);
 
   char err[128];
   kc__pool *p = NULL;
-  CHECK_EQ(kc__pool_create(&p, -1, err, sizeof err), KC_EINVAL);
+  CHECK_EQ(kc__pool_create(&p, -1, KC__POOL_BIND_MASK, err, sizeof err),
+           KC_EINVAL);
   CHECK(strstr(err, "negative") != NULL);
   printf("ok: negative size refused: %s\n", err);
 
   for (int i = 0; i < 100; i++) {
-    CHECK_EQ(kc__pool_create(&p, 1 + i % 9, err, sizeof err), 0);
+    CHECK_EQ(
+        kc__pool_create(&p, 1 + i % 9, KC__POOL_BIND_MASK, err, sizeof err), 0);
     if (i % 2) {
       CHECK(kc__pool_enter(p));
       kc__pool_parallel(p, nest_task, &(struct nest){p, 0});

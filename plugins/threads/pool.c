@@ -90,7 +90,8 @@ struct kc__pool {
   int nworkers; /* workers actually started (n - 1 once created) */
   int pinned;
   uint64_t spin_ns;
-  struct worker *w; /* n - 1 of them; worker i is thread i + 1 */
+  struct worker *w;    /* n - 1 of them; worker i is thread i + 1 */
+  kc__placement where; /* its order is freed once the workers started */
 };
 
 /* ------------------------------------------------------------ primitives */
@@ -109,8 +110,8 @@ static inline void cpu_relax(void) {
 
 static void futex_wait(_Atomic uint32_t *word, uint32_t expected) {
   /* EAGAIN (the word already changed) and EINTR are both "look again". */
-  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL,
-          NULL, 0);
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL,
+          0);
 }
 
 static void futex_wake(_Atomic uint32_t *word, int count) {
@@ -248,74 +249,61 @@ int kc__pool_size(const kc__pool *p) { return p->n; }
 
 int kc__pool_pinned(const kc__pool *p) { return p->pinned; }
 
+const kc__placement *kc__pool_placement(const kc__pool *p) { return &p->where; }
+
 /* ------------------------------------------------------ create / destroy */
 
-/* The CPUs of the calling thread's affinity mask, in increasing order. */
-static int affinity_cpus(int **out) {
-  size_t ncpu = 1024;
-  cpu_set_t *set;
-  for (;;) {
-    set = CPU_ALLOC(ncpu);
-    if (set == NULL)
-      return -ENOMEM;
-    size_t bytes = CPU_ALLOC_SIZE(ncpu);
-    if (sched_getaffinity(0, bytes, set) == 0)
-      break;
-    int e = errno;
-    CPU_FREE(set);
-    if (e != EINVAL || ncpu >= (1u << 20))
-      return -e;
-    ncpu *= 2; /* the kernel's mask is larger than ours */
-  }
-  size_t bytes = CPU_ALLOC_SIZE(ncpu);
-  int count = CPU_COUNT_S(bytes, set);
-  int *cpus = malloc((size_t)(count > 0 ? count : 1) * sizeof *cpus);
-  if (cpus == NULL) {
-    CPU_FREE(set);
-    return -ENOMEM;
-  }
-  int k = 0;
-  for (size_t c = 0; c < ncpu && k < count; c++)
-    if (CPU_ISSET_S(c, bytes, set))
-      cpus[k++] = (int)c;
-  CPU_FREE(set);
-  *out = cpus;
-  return k;
+/* A CPU set of the `count` CPUs of `cpus` (CPU_ALLOC'ed), or NULL. */
+static cpu_set_t *cpu_set_of(const int *cpus, int count, size_t *bytes) {
+  int top = 0;
+  for (int i = 0; i < count; i++)
+    if (cpus[i] > top)
+      top = cpus[i];
+  cpu_set_t *set = CPU_ALLOC((size_t)top + 1);
+  if (set == NULL)
+    return NULL;
+  *bytes = CPU_ALLOC_SIZE((size_t)top + 1);
+  CPU_ZERO_S(*bytes, set);
+  for (int i = 0; i < count; i++)
+    CPU_SET_S((size_t)cpus[i], *bytes, set);
+  return set;
 }
 
 /* Ranks of an MPI job that share a node their launcher did not bind take
- * a slice of the mask each (kc_host_rank_share): their default pools then
- * add up to the node instead of each filling it, and their pinned workers
- * stay apart, KC_NUM_THREADS or not. */
-static int rank_slice(int *cpus, int ncpus) {
-  int first = 0, n = kc_host_rank_share(ncpus, &first);
-  memmove(cpus, cpus + first, (size_t)n * sizeof *cpus);
-  return n;
+ * a slice of the placement each (kc_host_rank_share): their default pools
+ * then add up to the node instead of each filling it, and their pinned
+ * workers stay apart, KC_NUM_THREADS or not. */
+static void rank_slice(kc__placement *w) {
+  int first = 0, n = kc_host_rank_share(w->n, &first);
+  if (n <= 0 || first < 0 || first + n > w->n)
+    return;
+  memmove(w->order, w->order + first, (size_t)n * sizeof *w->order);
+  w->n = n;
 }
 
-/* Starts worker w, pinned to w->cpu if that is >= 0.  A CPU the kernel
- * refuses (a cpuset that changed under us) falls back to no pinning. */
-static int start_worker(struct worker *w) {
+/* Starts worker w with the affinity of the `count` CPUs of `cpus` (count 0:
+ * the creating thread's, inherited).  Pinned (count 1) sets w->cpu.  A set
+ * the kernel refuses (a cpuset that changed under us) falls back to the
+ * inherited affinity. */
+static int start_worker(struct worker *w, const int *cpus, int count) {
   pthread_attr_t attr;
   int rc = pthread_attr_init(&attr);
   if (rc != 0)
     return rc;
-  if (w->cpu >= 0) {
-    cpu_set_t *set = CPU_ALLOC((size_t)w->cpu + 1);
-    if (set != NULL) {
-      size_t bytes = CPU_ALLOC_SIZE((size_t)w->cpu + 1);
-      CPU_ZERO_S(bytes, set);
-      CPU_SET_S((size_t)w->cpu, bytes, set);
-      if (pthread_attr_setaffinity_np(&attr, bytes, set) != 0)
-        w->cpu = -1;
-      CPU_FREE(set);
-    } else {
+  w->cpu = count == 1 ? cpus[0] : -1;
+  int set_affinity = 0;
+  if (count > 0) {
+    size_t bytes;
+    cpu_set_t *set = cpu_set_of(cpus, count, &bytes);
+    if (set != NULL)
+      set_affinity = pthread_attr_setaffinity_np(&attr, bytes, set) == 0;
+    CPU_FREE(set);
+    if (!set_affinity)
       w->cpu = -1;
-    }
   }
   rc = pthread_create(&w->thread, &attr, worker_main, w);
   pthread_attr_destroy(&attr);
-  if (rc == EINVAL && w->cpu >= 0) {
+  if (rc == EINVAL && set_affinity) {
     w->cpu = -1;
     rc = pthread_create(&w->thread, NULL, worker_main, w);
   }
@@ -341,23 +329,47 @@ static void stop_workers(kc__pool *p) {
   p->nworkers = 0;
 }
 
-int kc__pool_create(kc__pool **out, int nthreads, char *err, size_t errlen) {
+/* Starts workers 1 .. n-1 on the placement's CPUs: worker k pinned to the
+ * k-th when the pool fits, else (oversubscribed) each on all of them under
+ * SPREAD or on the inherited mask under MASK.  Returns 0 or what
+ * pthread_create said, the reason in err. */
+static int start_workers(kc__pool *p, kc__pool_bind bind, int oversubscribed,
+                         char *err, size_t errlen) {
+  const kc__placement *pl = &p->where;
+  for (int i = 0; i < p->n - 1; i++) {
+    struct worker *wi = &p->w[i];
+    memset(wi, 0, sizeof *wi);
+    atomic_init(&wi->done, 0);
+    wi->pool = p;
+    wi->tid = i + 1;
+    int rc = !oversubscribed ? start_worker(wi, &pl->order[i + 1], 1)
+             : bind == KC__POOL_BIND_SPREAD ? start_worker(wi, pl->order, pl->n)
+                                            : start_worker(wi, NULL, 0);
+    if (rc != 0) {
+      snprintf(err, errlen, "cannot start worker thread %d of %d: %s", i + 1,
+               p->n, strerror(rc));
+      return rc;
+    }
+    if (wi->cpu < 0)
+      p->pinned = 0;
+    p->nworkers = i + 1;
+  }
+  return 0;
+}
+
+int kc__pool_create(kc__pool **out, int nthreads, kc__pool_bind bind, char *err,
+                    size_t errlen) {
   if (nthreads < 0) {
     snprintf(err, errlen, "thread count %d is negative", nthreads);
     return KC_EINVAL;
   }
-  int *cpus = NULL;
-  int ncpus = affinity_cpus(&cpus);
-  if (ncpus < 0) {
-    snprintf(err, errlen, "sched_getaffinity: %s", strerror(-ncpus));
-    return ncpus == -ENOMEM ? KC_ENOMEM : KC_EINTERNAL;
-  }
-  if (ncpus == 0)
-    ncpus = 1; /* cannot happen on Linux; be safe */
-  else
-    ncpus = rank_slice(cpus, ncpus);
-  int n = nthreads > 0 ? nthreads : ncpus;
-  int oversubscribed = n > ncpus;
+  kc__placement where;
+  int rc = kc__placement_find(bind, &where, err, errlen);
+  if (rc != 0)
+    return rc == -ENOMEM ? KC_ENOMEM : KC_EINTERNAL;
+  rank_slice(&where);
+  int n = nthreads > 0 ? nthreads : where.n;
+  int oversubscribed = n > where.n;
 
   kc__pool *p = aligned_alloc(POOL_LINE, sizeof *p);
   struct worker *w = NULL;
@@ -369,7 +381,7 @@ int kc__pool_create(kc__pool **out, int nthreads, char *err, size_t errlen) {
   if (p == NULL || (n > 1 && w == NULL)) {
     free(p);
     free(w);
-    free(cpus);
+    kc__placement_free(&where);
     snprintf(err, errlen, "cannot allocate a pool of %d threads", n);
     return KC_ENOMEM;
   }
@@ -383,29 +395,16 @@ int kc__pool_create(kc__pool **out, int nthreads, char *err, size_t errlen) {
   p->w = w;
   p->spin_ns = oversubscribed ? POOL_SPIN_NS_OVERSUBSCRIBED : POOL_SPIN_NS;
   p->pinned = n > 1 && !oversubscribed;
+  p->where = where;
 
-  for (int i = 0; i < n - 1; i++) {
-    struct worker *wi = &w[i];
-    memset(wi, 0, sizeof *wi);
-    atomic_init(&wi->done, 0);
-    wi->pool = p;
-    wi->tid = i + 1;
-    wi->cpu = oversubscribed ? -1 : cpus[i + 1];
-    int rc = start_worker(wi);
-    if (rc != 0) {
-      stop_workers(p);
-      free(w);
-      free(p);
-      free(cpus);
-      snprintf(err, errlen, "cannot start worker thread %d of %d: %s", i + 1, n,
-               strerror(rc));
-      return rc == EAGAIN || rc == ENOMEM ? KC_ENOMEM : KC_EINTERNAL;
-    }
-    if (wi->cpu < 0)
-      p->pinned = 0;
-    p->nworkers = i + 1;
+  rc = start_workers(p, bind, oversubscribed, err, errlen);
+  kc__placement_free(&p->where);
+  if (rc != 0) {
+    stop_workers(p);
+    free(w);
+    free(p);
+    return rc == EAGAIN || rc == ENOMEM ? KC_ENOMEM : KC_EINTERNAL;
   }
-  free(cpus);
   *out = p;
   return 0;
 }

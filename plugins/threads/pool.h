@@ -17,16 +17,23 @@
 
 #include <kc/backend.h>
 
+#include "placement.h"
+
 typedef struct kc__pool kc__pool;
 
-/* Creates a pool of `nthreads` threads (0: one per CPU of the calling
- * thread's affinity mask).  When the pool fits the mask, worker k is pinned
- * to the k-th CPU of the mask; when it does not (oversubscription) nothing
- * is pinned and waiters sleep early.  On failure returns a negative KC_E
- * code (KC_EINVAL for nthreads < 0, KC_ENOMEM, KC_EINTERNAL when a thread
- * cannot be created) and writes a one-line reason into err[errlen].
- * Not thread safe with respect to the same *out. */
-int kc__pool_create(kc__pool **out, int nthreads, char *err, size_t errlen);
+/* Creates a pool of `nthreads` threads (0: one per CPU of the placement)
+ * placed by `bind` (placement.h): the placement is an ordered CPU list,
+ * the calling thread's affinity mask (MASK) or every CPU the process may
+ * use, the mask's first (SPREAD).  When the pool fits the list, worker k is
+ * pinned to its k-th CPU; when it does not (oversubscription) no worker is
+ * pinned to one CPU (under SPREAD each may run on any CPU of the list) and
+ * waiters sleep early.  The calling thread's own affinity is never changed.
+ * On failure returns a negative KC_E code (KC_EINVAL for nthreads < 0,
+ * KC_ENOMEM, KC_EINTERNAL when a thread cannot be created) and writes a
+ * one-line reason into err[errlen].  Not thread safe with respect to the
+ * same *out. */
+int kc__pool_create(kc__pool **out, int nthreads, kc__pool_bind bind, char *err,
+                    size_t errlen);
 
 /* Stops and joins every worker, then frees the pool.  Must not run
  * concurrently with kc__pool_parallel() on the same pool.  NULL is a no-op. */
@@ -38,6 +45,9 @@ int kc__pool_size(const kc__pool *pool);
 /* 1 if the workers were pinned to CPUs, 0 if not (oversubscribed, or the
  * affinity could not be set). */
 int kc__pool_pinned(const kc__pool *pool);
+
+/* Where the pool was placed: its CPU counts and lists (order is NULL). */
+const kc__placement *kc__pool_placement(const kc__pool *pool);
 
 /* Claims the pool for one fork-join (or a series of them, as a scan needs).
  * Returns 1 if the calling thread now owns the pool; 0 if the pool is in
