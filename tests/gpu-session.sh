@@ -52,6 +52,14 @@ tests_run() { # label, tests...
     TESTS="$*" >"$log" 2>&1
   row "$label" "$(tally "$log")"
   grep -E '^(FAIL|ERROR|SKIP): ' "$log" | head -n 12
+  local t
+  for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' "$log"); do
+    {
+      echo "===== $t"
+      cat "$build/tests/$t.log"
+    } >>"$OUT/failures.log" 2>&1
+    tail -n 25 "$build/tests/$t.log"
+  done
 }
 install_kc() {
   make -C "$build" install >"$OUT/install.log" 2>&1 && ldconfig
@@ -124,7 +132,10 @@ part2() {
 }
 
 "part$part"
+# Everything in one archive: the device tool brings back few files.
+(cd "$OUT" && tar -czf "/tmp/kc-gpu-part$part.tgz" . && rm -rf ./* &&
+  mv "/tmp/kc-gpu-part$part.tgz" .)
 echo
 echo "== gpu-session part $part: $(nvidia-smi --query-gpu=name,driver_version \
   --format=csv,noheader 2>/dev/null | head -n 1) ($SECONDS s) =="
-cat "$table"
+tar -xzOf "$OUT/kc-gpu-part$part.tgz" ./session.txt

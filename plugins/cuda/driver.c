@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,14 @@ static const struct {
     SYM(cuLaunchKernel, "cuLaunchKernel", 0),
 };
 
+/* CUDA cannot be used in a fork()ed child of a process that initialised
+ * the driver (every call there fails, CUDA_ERROR_NOT_INITIALIZED); the
+ * child is told why instead. */
+static atomic_int api_forked;
+static void forked(void) {
+  atomic_store_explicit(&api_forked, 1, memory_order_relaxed);
+}
+
 static void load(void) {
   /* KC_CUDA_DRIVER lets tests point at a stand-in library (or a missing
    * one); the default is the driver's versioned soname.  It names code to
@@ -108,10 +117,19 @@ static void load(void) {
     return;
   }
   api_status = 0;
+  pthread_atfork(NULL, NULL, forked);
 }
 
 const kc__cu_api *kc__cu_load(void) {
   pthread_once(&api_once, load);
+  if (atomic_load_explicit(&api_forked, memory_order_relaxed)) {
+    kc_backend_error(KC_ENODEV,
+                     "cuda backend: this process is a fork()ed child of one "
+                     "that had initialised the CUDA driver, and CUDA cannot "
+                     "be used in such a child (initialise kc after fork(), "
+                     "or exec())");
+    return NULL;
+  }
   if (api_status != 0) {
     kc_backend_error(api_status, "%s", api_why);
     return NULL;
