@@ -481,7 +481,8 @@ static inline int kc__check(int rc, const char *call, const char *file,
 #define kc_check(call) kc__check((call), #call, __FILE__, __LINE__)
 
 #if defined(KC_CHECK_EXIT)
-#define KC__CHECKED(fn, ...) kc__check(fn(__VA_ARGS__), #fn, __FILE__, __LINE__)
+#define KC__CHECKED(fn, ...)                                                   \
+  kc__check(fn(__VA_ARGS__), #fn "(" #__VA_ARGS__ ")", __FILE__, __LINE__)
 #define kc_init() kc__check(kc_init(), "kc_init()", __FILE__, __LINE__)
 #define kc_finalize()                                                          \
   kc__check(kc_finalize(), "kc_finalize()", __FILE__, __LINE__)
