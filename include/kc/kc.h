@@ -450,7 +450,7 @@ KC_API int kc_profile_event(const char *name);
  * kc_check(call) evaluates `call` (any expression giving a kc return
  * code) and returns its value when it is >= 0; on a negative code it
  * prints one line on stderr,
- *   FILE:LINE: CALL failed: KC_E...: <kc_last_error() or kc_strerror()>
+ *   FILE:LINE: CALL failed: KC_E... (<kc_strerror()>): <kc_last_error()>
  * and calls exit(EXIT_FAILURE).  Usable anywhere (it is a macro over an
  * inline function of this header).
  *
@@ -472,8 +472,10 @@ static inline int kc__check(int rc, const char *call, const char *file,
                             int line) {
   if (rc < 0) {
     const char *detail = kc_last_error();
-    fprintf(stderr, "%s:%d: %s failed: %s: %s\n", file, line, call,
-            kc_err_name(rc), detail && detail[0] ? detail : kc_strerror(rc));
+    int more = detail && detail[0];
+    fprintf(stderr, "%s:%d: %s failed: %s (%s)%s%s\n", file, line, call,
+            kc_err_name(rc), kc_strerror(rc), more ? ": " : "",
+            more ? detail : "");
     exit(EXIT_FAILURE);
   }
   return rc;
