@@ -267,9 +267,12 @@
                __VA_ARGS__)
 
 #if defined(KC_DECLARE_ONLY) && !(defined(__CUDACC__) || defined(__CUDA_ARCH__))
+/* Declarations only: the function is compiled (and checked) but unused. */
 #define KC_TEAM_SCRATCH_SIZE_ARGS(name, f, level, team_size)                   \
-  static inline size_t kc__tss_unused_##name(const kc_args_##name *f,          \
-                                             int level, int team_size)
+  static inline size_t kc__tss_unused_##name(                                  \
+      const kc_args_##name *f __attribute__((unused)),                         \
+      int level __attribute__((unused)),                                       \
+      int team_size __attribute__((unused)))
 #else
 #define KC_TEAM_SCRATCH_SIZE_ARGS(name, f, level, team_size)                   \
   KC_TEAM_SCRATCH_SIZE(name, kc_args_##name, f, level, team_size)
