@@ -51,6 +51,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <kc/error.h>
 #include <kc/version.h>
@@ -559,6 +561,82 @@ KC_API int kc_declare_metadata(const char *key, const char *value);
  * Kokkos::Profiling::markEvent).  Does nothing when no tool is loaded.
  * Errors: KC_EINVAL (NULL name). */
 KC_API int kc_profile_event(const char *name);
+
+/* ------------------------------------------------------ error handling */
+
+/* For programs that have nothing better to do with an error than stop.
+ * kc_check(call) evaluates `call` (any expression giving a kc return
+ * code) and returns its value when it is >= 0; on a negative code it
+ * prints one line on stderr,
+ *   FILE:LINE: CALL failed: KC_E... (<kc_strerror()>): <kc_last_error()>
+ * and calls exit(EXIT_FAILURE).  Usable anywhere (it is a macro over an
+ * inline function of this header).
+ *
+ * KC_CHECK_EXIT, defined before the first #include of <kc/kc.h> (or
+ * <kc/kernel.h>), makes every kc call below that returns a code checked
+ * that way at its call site: kc_init, kc_finalize, kc_fence, kc_get_info,
+ * kc_malloc, kc_free, kc_retain, kc_pointer_info, kc_memcpy,
+ * kc_memcpy_async, kc_memset, kc_mirror_create, kc_mirror_destroy,
+ * kc_mirror_modify_host/_target, kc_mirror_sync_host/_target,
+ * kc_policy_set_scratch, kc_kernel_get, kc_parallel_for/_reduce/_scan/
+ * _call, kc_region_push/_pop, kc_declare_metadata, kc_profile_event, and
+ * the kc_run_* launches of <kc/kernel_args.h>.  They become function-like
+ * macros of the same name (a call still returns the code, which is then
+ * >= 0; taking a function's address is unaffected).  Registration
+ * (kc_kernel_register, kc_kernel_set_team_scratch) keeps its codes: kcc's
+ * constructors report those themselves.  Without KC_CHECK_EXIT (the
+ * default) every call returns its code as documented above. */
+static inline int kc__check(int rc, const char *call, const char *file,
+                            int line) {
+  if (rc < 0) {
+    const char *detail = kc_last_error();
+    int more = detail && detail[0];
+    fprintf(stderr, "%s:%d: %s failed: %s (%s)%s%s\n", file, line, call,
+            kc_err_name(rc), kc_strerror(rc), more ? ": " : "",
+            more ? detail : "");
+    exit(EXIT_FAILURE);
+  }
+  return rc;
+}
+#define kc_check(call) kc__check((call), #call, __FILE__, __LINE__)
+
+#if defined(KC_CHECK_EXIT)
+#define KC__CHECKED(fn, ...)                                                   \
+  kc__check(fn(__VA_ARGS__), #fn "(" #__VA_ARGS__ ")", __FILE__, __LINE__)
+#define kc_init() kc__check(kc_init(), "kc_init()", __FILE__, __LINE__)
+#define kc_finalize()                                                          \
+  kc__check(kc_finalize(), "kc_finalize()", __FILE__, __LINE__)
+#define kc_fence() kc__check(kc_fence(), "kc_fence()", __FILE__, __LINE__)
+#define kc_get_info(...) KC__CHECKED(kc_get_info, __VA_ARGS__)
+#define kc_malloc(...) KC__CHECKED(kc_malloc, __VA_ARGS__)
+#define kc_free(...) KC__CHECKED(kc_free, __VA_ARGS__)
+#define kc_retain(...) KC__CHECKED(kc_retain, __VA_ARGS__)
+#define kc_pointer_info(...) KC__CHECKED(kc_pointer_info, __VA_ARGS__)
+#define kc_memcpy(...) KC__CHECKED(kc_memcpy, __VA_ARGS__)
+#define kc_memcpy_async(...) KC__CHECKED(kc_memcpy_async, __VA_ARGS__)
+#define kc_memset(...) KC__CHECKED(kc_memset, __VA_ARGS__)
+#define kc_mirror_create(...) KC__CHECKED(kc_mirror_create, __VA_ARGS__)
+#define kc_mirror_destroy(...) KC__CHECKED(kc_mirror_destroy, __VA_ARGS__)
+#define kc_mirror_modify_host(...)                                             \
+  KC__CHECKED(kc_mirror_modify_host, __VA_ARGS__)
+#define kc_mirror_modify_target(...)                                           \
+  KC__CHECKED(kc_mirror_modify_target, __VA_ARGS__)
+#define kc_mirror_sync_host(...) KC__CHECKED(kc_mirror_sync_host, __VA_ARGS__)
+#define kc_mirror_sync_target(...)                                             \
+  KC__CHECKED(kc_mirror_sync_target, __VA_ARGS__)
+#define kc_policy_set_scratch(...)                                             \
+  KC__CHECKED(kc_policy_set_scratch, __VA_ARGS__)
+#define kc_kernel_get(...) KC__CHECKED(kc_kernel_get, __VA_ARGS__)
+#define kc_parallel_for(...) KC__CHECKED(kc_parallel_for, __VA_ARGS__)
+#define kc_parallel_reduce(...) KC__CHECKED(kc_parallel_reduce, __VA_ARGS__)
+#define kc_parallel_scan(...) KC__CHECKED(kc_parallel_scan, __VA_ARGS__)
+#define kc_parallel_call(...) KC__CHECKED(kc_parallel_call, __VA_ARGS__)
+#define kc_region_push(...) KC__CHECKED(kc_region_push, __VA_ARGS__)
+#define kc_region_pop()                                                        \
+  kc__check(kc_region_pop(), "kc_region_pop()", __FILE__, __LINE__)
+#define kc_declare_metadata(...) KC__CHECKED(kc_declare_metadata, __VA_ARGS__)
+#define kc_profile_event(...) KC__CHECKED(kc_profile_event, __VA_ARGS__)
+#endif
 
 #ifdef __cplusplus
 }

@@ -218,6 +218,14 @@
  *       local array (a register).  Contents are uninitialised and do not
  *       survive the chunk.
  *
+ * Named arguments and one-line launches (<kc/kernel_args.h>, included
+ * here): every kernel macro above has a form ending in _ARGS whose
+ * arguments are a list of (type, name) pairs, used by name in the body;
+ * kc_run_for / kc_run_reduce / kc_reduce ... launch such a kernel with
+ * designated initializers.  KC_DEVICE_PASS (defined here: 1 when kcc
+ * compiles the file to PTX, else 0) lets a .kc.c file hold its host
+ * program too, inside #if !KC_DEVICE_PASS.
+ *
  * Device intent (for kernel_cuda.h and the CUDA plugin): an MD launch maps
  * tiles to blocks with the last index on threadIdx.x; a team is one block
  * of vector_length x team_size threads (lane = threadIdx.x, team thread =
@@ -234,11 +242,14 @@
 
 #if defined(__CUDACC__) || defined(__CUDA_ARCH__)
 #include <kc/kernel_cuda.h>
+#define KC_DEVICE_PASS 1
 #else
 #include <kc/kc.h>
 #include <kc/kernel_host.h>
+#define KC_DEVICE_PASS 0
 #endif
 
 #include <kc/atomic.h>
+#include <kc/kernel_args.h>
 
 #endif /* KC_KERNEL_H */
