@@ -59,7 +59,10 @@ KC_FOR_ARGS(cg_resid,
             ((const double *, b), (const double *, ax), (double *, r)), i,
             r[i] = b[i] - ax[i])
 
-#if !KC_DEVICE_PASS
+/* The program.  examples/mpi reuses the kernels above: their code with
+ * KC_KERNELS_ONLY defined, their argument structs and handles with
+ * KC_DECLARE_ONLY (kernel_args.h). */
+#if !KC_DEVICE_PASS && !defined(KC_KERNELS_ONLY) && !defined(KC_DECLARE_ONLY)
 #include <math.h>
 #include <string.h>
 #include <time.h>

@@ -47,7 +47,10 @@ KC_MDREDUCE_SUM_ARGS(heat_change,
 KC_MDREDUCE_SUM_ARGS(heat_total, ((const double *, g), (int64_t, ny)), (i, j),
                      double, acc, acc += g[i * ny + j])
 
-#if !KC_DEVICE_PASS
+/* The program.  examples/mpi reuses the kernels above: their code with
+ * KC_KERNELS_ONLY defined, their argument structs and handles with
+ * KC_DECLARE_ONLY (kernel_args.h). */
+#if !KC_DEVICE_PASS && !defined(KC_KERNELS_ONLY) && !defined(KC_DECLARE_ONLY)
 #include <math.h>
 #include <string.h>
 #include <time.h>

@@ -25,18 +25,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kc/kernel.h>
+/* cg.kc.c's kernels: their argument structs and handles here, their code
+ * from cg-kernels.kc.c. */
+#define KC_DECLARE_ONLY
+#include "../cg.kc.c"
 
 #define PROG "cg-mpi"
-#include "../cg.h"
 #include "common.h"
 #include "exchange.h"
 
-KC_KERNEL_DECLARE(cg_spmv);
-KC_KERNEL_DECLARE(cg_dot);
-KC_KERNEL_DECLARE(cg_update);
-KC_KERNEL_DECLARE(cg_xpby);
-KC_KERNEL_DECLARE(cg_resid);
+typedef kc_args_cg_spmv cg_spmv;
+typedef kc_args_cg_dot cg_dot;
+typedef kc_args_cg_update cg_update;
+typedef kc_args_cg_xpby cg_xpby;
+typedef kc_args_cg_resid cg_resid;
 
 #define ROWS_PER_TEAM 32
 

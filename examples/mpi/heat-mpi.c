@@ -23,16 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kc/kernel.h>
+/* heat.kc.c's kernels: their argument structs and handles here, their
+ * code from heat-kernels.kc.c. */
+#define KC_DECLARE_ONLY
+#include "../heat.kc.c"
 
 #define PROG "heat-mpi"
-#include "../heat.h"
 #include "common.h"
 #include "exchange.h"
 
-KC_KERNEL_DECLARE(heat_step);
-KC_KERNEL_DECLARE(heat_change);
-KC_KERNEL_DECLARE(heat_total);
+typedef kc_args_heat_step heat_step;
 
 typedef struct options {
   int64_t n, maxsteps;
@@ -89,10 +89,12 @@ static void add_neighbours(halo *h, MPI_Comm cart, const block *b) {
 static void global_sums(const kc_policy *interior, heat_step *f, double *change,
                         double *total) {
   double s[2];
-  CHECK(kc_parallel_reduce("heat change", KC_KERNEL(heat_change), interior, f,
-                           sizeof *f, &s[0]));
-  CHECK(kc_parallel_reduce("heat total", KC_KERNEL(heat_total), interior, f,
-                           sizeof *f, &s[1]));
+  kc_args_heat_change c = {f->in, f->out, f->ny};
+  kc_args_heat_total t = {f->out, f->ny};
+  CHECK(kc_parallel_reduce("heat change", KC_KERNEL(heat_change), interior, &c,
+                           sizeof c, &s[0]));
+  CHECK(kc_parallel_reduce("heat total", KC_KERNEL(heat_total), interior, &t,
+                           sizeof t, &s[1]));
   MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   *change = s[0];
   *total = s[1];
