@@ -157,6 +157,7 @@ program heat
 
   call kc_deallocate(u)
   call kc_deallocate(v)
+  deallocate (h)
   call kc_finalize()
   if (.not. (ok .and. converged)) stop 1
 

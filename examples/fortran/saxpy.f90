@@ -76,6 +76,7 @@ program saxpy
 
   call kc_deallocate(x)
   call kc_deallocate(y)
+  deallocate (hx, hy)
   call kc_finalize()
   if (bad /= 0) stop 1
 end program saxpy
