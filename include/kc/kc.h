@@ -220,9 +220,14 @@ typedef struct kc_loc_float { float val; kc_index loc; } kc_loc_float;
 typedef struct kc_loc_double { double val; kc_index loc; } kc_loc_double;
 
 /* A reducer: a built-in op over a scalar type, or a custom one over any POD
- * of `size` bytes with `identity` (writes the neutral value) and `join`
- * (dst = dst (+) src; must be associative).  For built-ins size, identity
- * and join are ignored (kc fills them). */
+ * of `size` bytes (1 to KC_REDUCER_SIZE_MAX) with `identity` (writes the
+ * neutral value) and `join` (dst = dst (+) src; must be associative, need
+ * not be commutative: every backend and schedule joins partial values in
+ * index order).  For built-ins size, identity and join are ignored (kc
+ * fills them).  A larger custom size is KC_EINVAL at registration; a device
+ * backend may refuse a kernel whose values do not fit its on-chip memory
+ * (the detail says so). */
+#define KC_REDUCER_SIZE_MAX 65536
 typedef struct kc_reducer {
   kc_reduce_op op;
   kc_scalar type;
@@ -232,7 +237,8 @@ typedef struct kc_reducer {
 } kc_reducer;
 
 /* Size in bytes of a reducer's value (sizeof the scalar, the loc struct or
- * `size`); 0 if the reducer is invalid. */
+ * `size`); 0 if the reducer is invalid (NULL, a custom one without
+ * identity or join, or of more than KC_REDUCER_SIZE_MAX bytes). */
 KC_API size_t kc_reducer_value_size(const kc_reducer *r);
 
 /* -------------------------------------------------------------- policies */
