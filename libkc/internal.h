@@ -57,18 +57,18 @@ int kc__verbose_on(void) KC__HIDDEN;
 
 typedef struct kc__runtime {
   pthread_mutex_t init_lock;
-  int refs;          /* kc_init references, under init_lock */
-  atomic_int up;     /* 1 between init and last finalize */
+  int refs;             /* kc_init references, under init_lock */
+  atomic_int up;        /* 1 between init and last finalize */
   pthread_mutex_t lock; /* serialises every backend slot */
 
   const kc_backend_ops *ops;
-  void *state;            /* plugin state, 64-byte aligned, zeroed */
-  const char *name;       /* ops->name */
-  char path[4096];        /* file, or "built-in" */
-  int ndevices;           /* what probe said */
+  void *state;      /* plugin state, 64-byte aligned, zeroed */
+  const char *name; /* ops->name */
+  char path[4096];  /* file, or "built-in" */
+  int ndevices;     /* what probe said */
   kc_backend_config cfg;
-  unsigned spaces;        /* from the backend's info slot */
-  unsigned gen;           /* bumped at each successful init */
+  unsigned spaces; /* from the backend's info slot */
+  unsigned gen;    /* bumped at each successful init */
 } kc__runtime;
 
 extern kc__runtime kc__rt KC__HIDDEN;
@@ -108,6 +108,10 @@ void kc__memory_release_all(void) KC__HIDDEN;
 
 /* Looks up the allocation containing p: 1 and *space, or 0 (host memory). */
 int kc__memory_space_of(const void *p, kc_space *space) KC__HIDDEN;
+/* As kc__memory_space_of, with the bytes from p to the end of the
+ * allocation (0 for a zero-byte one) and its label (cut to cap bytes). */
+int kc__memory_room(const void *p, kc_space *space, size_t *room, char *label,
+                    size_t cap) KC__HIDDEN;
 
 /* ------------------------------------------------------------ kernels */
 
@@ -120,8 +124,8 @@ struct kc_kernel {
   unsigned magic; /* KC__KERNEL_MAGIC */
   kc_kernel *next;
   /* Backend state, under kc__rt.lock; reset at finalize. */
-  void *state;   /* kernel_state_size bytes */
-  int prepared;  /* kernel_prepare succeeded */
+  void *state;  /* kernel_state_size bytes */
+  int prepared; /* kernel_prepare succeeded */
   /* libffi call interface of a CALL kernel, built once (ffi.c). */
   atomic_int ffi_ready;
   struct kc__ffi *ffi;
@@ -161,8 +165,8 @@ size_t kc__reducer_complete(kc_reducer *r, const char *kernel) KC__HIDDEN;
 /* Frees the engine's cached accumulator buffer (at the last kc_finalize). */
 void kc__host_cleanup(void) KC__HIDDEN;
 /* Nonzero while the calling thread runs a host kernel (host.c). */
-extern __thread int kc__in_kernel
-    __attribute__((tls_model("initial-exec"))) KC__HIDDEN;
+extern __thread int kc__in_kernel __attribute__((tls_model("initial-exec")))
+KC__HIDDEN;
 /* The error for a kc call that cannot be made from inside a kernel. */
 int kc__nested(const char *fn) KC__HIDDEN;
 

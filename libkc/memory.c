@@ -19,10 +19,10 @@
 
 typedef struct record {
   uintptr_t base;
-  size_t size;   /* as requested; 0 is allowed */
+  size_t size; /* as requested; 0 is allowed */
   kc_space space;
   int refcount;
-  int backend;   /* allocated by the backend's mem_alloc */
+  int backend; /* allocated by the backend's mem_alloc */
   char *label;
 } record;
 
@@ -107,8 +107,9 @@ int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
   if (!r || !lab) {
     free(r);
     free(lab);
-    return kc__error(KC_ENOMEM, "kc_malloc: out of memory for the record of "
-                                "'%s'",
+    return kc__error(KC_ENOMEM,
+                     "kc_malloc: out of memory for the record of "
+                     "'%s'",
                      label ? label : "");
   }
   r->size = bytes;
@@ -134,8 +135,8 @@ int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
       kc__error(rc,
                 "kc_malloc: cannot allocate %zu bytes of %s memory for '%s' "
                 "on backend '%s'%s%s",
-                bytes, kc_space_name(space), lab, kc__rt.name,
-                *why ? ": " : "", why);
+                bytes, kc_space_name(space), lab, kc__rt.name, *why ? ": " : "",
+                why);
     }
   } else {
     size_t n = (ask + 63) & ~(size_t)63;
@@ -244,8 +245,9 @@ int kc_retain(void *p) {
     recs[i]->refcount++;
   pthread_mutex_unlock(&mem_lock);
   if (i < 0)
-    return kc__error(KC_ENOTKC, "kc_retain: %p is not inside a live kc "
-                                "allocation",
+    return kc__error(KC_ENOTKC,
+                     "kc_retain: %p is not inside a live kc "
+                     "allocation",
                      p);
   return 0;
 }
@@ -266,8 +268,9 @@ int kc_pointer_info(const void *p, kc_alloc_info *out) {
   }
   pthread_mutex_unlock(&mem_lock);
   if (i < 0)
-    return kc__error(KC_ENOTKC, "kc_pointer_info: %p is not inside a live kc "
-                                "allocation",
+    return kc__error(KC_ENOTKC,
+                     "kc_pointer_info: %p is not inside a live kc "
+                     "allocation",
                      p);
   return 0;
 }
@@ -277,6 +280,21 @@ int kc__memory_space_of(const void *p, kc_space *space) {
   long i = find(p);
   if (i >= 0)
     *space = recs[i]->space;
+  pthread_mutex_unlock(&mem_lock);
+  return i >= 0;
+}
+
+int kc__memory_room(const void *p, kc_space *space, size_t *room, char *label,
+                    size_t cap) {
+  pthread_mutex_lock(&mem_lock);
+  long i = find(p);
+  if (i >= 0) {
+    const record *r = recs[i];
+    *space = r->space;
+    *room = r->size - ((uintptr_t)p - r->base);
+    if (cap)
+      snprintf(label, cap, "%s", r->label ? r->label : "");
+  }
   pthread_mutex_unlock(&mem_lock);
   return i >= 0;
 }
@@ -391,9 +409,8 @@ void kc__memory_release_all(void) {
     kc__verbose("kc_finalize: freeing %zu allocation(s) still live", nrecs);
   for (size_t i = 0; i < nrecs; i++) {
     record *r = recs[i];
-    kc__verbose("  '%s': %zu bytes of %s memory at %p, refcount %d",
-                r->label, r->size, kc_space_name(r->space), (void *)r->base,
-                r->refcount);
+    kc__verbose("  '%s': %zu bytes of %s memory at %p, refcount %d", r->label,
+                r->size, kc_space_name(r->space), (void *)r->base, r->refcount);
     release(r);
   }
   free(recs);
