@@ -156,9 +156,10 @@ static int run_all(void *arg) {
 int main(void) {
   static int counts[] = {2, 3, 4};
   setvbuf(stdout, NULL, _IOLBF, 0);
-  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
     case_base = kc_test_failures();
-  if (KC_ISOLATE(run_all, &counts[k], 120) == 77)
-    return 77;
+    if (KC_ISOLATE(run_all, &counts[k], 120) == 77)
+      return 77;
+  }
   return kc_test_done();
 }
