@@ -219,7 +219,14 @@ int kc_get_info(kc_info *out) {
   KC__CHECK_INIT("kc_get_info");
   if (!out)
     return kc__error(KC_EINVAL, "kc_get_info: out is NULL");
+  int rc0 = kc__out_check("kc_get_info", "out", out, sizeof out->struct_size);
+  if (rc0 < 0)
+    return rc0;
   size_t want = out->struct_size;
+  if ((rc0 = kc__out_check("kc_get_info", "out", out,
+                           want < sizeof(kc_info) ? want : sizeof(kc_info))) <
+      0)
+    return rc0;
   if (want < offsetof(kc_info, backend) + sizeof out->backend)
     return kc__error(KC_EINVAL,
                      "kc_get_info: out->struct_size is %zu; set it to "

@@ -110,6 +110,11 @@ void kc__memory_release_all(void) KC__HIDDEN;
 int kc__memory_space_of(const void *p, kc_space *space) KC__HIDDEN;
 /* As kc__memory_space_of, with the bytes from p to the end of the
  * allocation (0 for a zero-byte one) and its label (cut to cap bytes). */
+/* Checks an output argument of `bytes` bytes at p that kc writes on the
+ * host: inside a kc allocation it must have that much room and be host
+ * memory; otherwise KC_EINVAL naming fn and what.  0 if p is not kc's. */
+int kc__out_check(const char *fn, const char *what, const void *p,
+                  size_t bytes) KC__HIDDEN;
 int kc__memory_room(const void *p, kc_space *space, size_t *room, char *label,
                     size_t cap) KC__HIDDEN;
 

@@ -89,6 +89,9 @@ static void release(record *r) {
 int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
   if (!out)
     return kc__error(KC_EINVAL, "kc_malloc: out is NULL");
+  int rc0 = kc__out_check("kc_malloc", "out", out, sizeof *out);
+  if (rc0 < 0)
+    return rc0;
   *out = NULL;
   if ((unsigned)space >= KC_SPACE_COUNT)
     return kc__error(KC_EINVAL, "kc_malloc: %d is not a memory space",
@@ -256,6 +259,9 @@ int kc_pointer_info(const void *p, kc_alloc_info *out) {
   KC__CHECK_INIT("kc_pointer_info");
   if (!out)
     return kc__error(KC_EINVAL, "kc_pointer_info: out is NULL");
+  int rc0 = kc__out_check("kc_pointer_info", "out", out, sizeof *out);
+  if (rc0 < 0)
+    return rc0;
   pthread_mutex_lock(&mem_lock);
   long i = find(p);
   if (i >= 0) {
@@ -282,6 +288,35 @@ int kc__memory_space_of(const void *p, kc_space *space) {
     *space = recs[i]->space;
   pthread_mutex_unlock(&mem_lock);
   return i >= 0;
+}
+
+int kc__out_check(const char *fn, const char *what, const void *p,
+                  size_t bytes) {
+  pthread_mutex_lock(&mem_lock);
+  long i = find(p);
+  size_t room = 0;
+  kc_space space = KC_SPACE_HOST;
+  char label[64] = "";
+  if (i >= 0) {
+    const record *r = recs[i];
+    room = r->size - ((uintptr_t)p - r->base);
+    space = r->space;
+    snprintf(label, sizeof label, "%s", r->label ? r->label : "");
+  }
+  pthread_mutex_unlock(&mem_lock);
+  if (i < 0)
+    return 0;
+  if (space == KC_SPACE_DEVICE && (kc__rt.spaces & (1u << KC_SPACE_DEVICE)))
+    return kc__error(KC_EINVAL,
+                     "%s: %s %p is in device allocation '%s', which the host "
+                     "cannot write",
+                     fn, what, p, label);
+  if (room < bytes)
+    return kc__error(KC_EINVAL,
+                     "%s: %s %p is %zu byte(s) before the end of kc "
+                     "allocation '%s'; %zu are written there",
+                     fn, what, p, room, label, bytes);
+  return 0;
 }
 
 int kc__memory_room(const void *p, kc_space *space, size_t *room, char *label,

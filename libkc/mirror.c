@@ -25,6 +25,9 @@ struct kc_mirror {
 int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label) {
   if (!out)
     return kc__error(KC_EINVAL, "kc_mirror_create: out is NULL");
+  int rc0 = kc__out_check("kc_mirror_create", "out", out, sizeof *out);
+  if (rc0 < 0)
+    return rc0;
   *out = NULL;
   KC__CHECK_INIT("kc_mirror_create");
   kc_mirror *m = calloc(1, sizeof *m);

@@ -632,6 +632,45 @@ static int case_result_room(void *arg) {
   return end();
 }
 
+/* Output arguments that kc writes on the host must not run past the end
+ * of a kc allocation they point into, nor be device memory. */
+static int case_out_room(void *arg) {
+  (void)arg;
+  start();
+  char *small = NULL, *big = NULL;
+  void *pp = NULL;
+  KC_REQUIRE_OK(kc_malloc((void **)&small, 4, KC_SPACE_HOST, "small"));
+  KC_REQUIRE_OK(
+      kc_malloc((void **)&big, sizeof(kc_info), KC_SPACE_HOST, "big"));
+  KC_CHECK_ERR(kc_malloc((void **)small, 8, KC_SPACE_HOST, "x"), KC_EINVAL);
+  KC_CHECK_ERR(
+      kc_malloc((void **)(big + sizeof(kc_info) - 4), 8, KC_SPACE_HOST, "x"),
+      KC_EINVAL);
+  KC_CHECK_ERR(kc_pointer_info(big, (kc_alloc_info *)(void *)small), KC_EINVAL);
+  KC_CHECK_ERR(kc_get_info((kc_info *)(void *)small), KC_EINVAL);
+  KC_CHECK_ERR(kc_mirror_create((kc_mirror **)(void *)small, 8, "m"),
+               KC_EINVAL);
+  /* A kc_info in a kc allocation of its size is fine; one byte later it
+   * is not. */
+  kc_info *info = (kc_info *)(void *)big;
+  memset(info, 0, sizeof *info);
+  info->struct_size = sizeof *info;
+  KC_CHECK_OK(kc_get_info(info));
+  KC_CHECK_OK(kc_malloc((void **)big, 8, KC_SPACE_HOST, "fits"));
+  memcpy(&pp, big, sizeof pp);
+  KC_CHECK_OK(kc_free(pp));
+  if (kc_test_device_is_distinct()) {
+    void *dev = NULL;
+    KC_REQUIRE_OK(kc_malloc(&dev, 4096, KC_SPACE_DEVICE, "device"));
+    KC_CHECK_ERR(kc_pointer_info(big, (kc_alloc_info *)dev), KC_EINVAL);
+    KC_CHECK_ERR(kc_malloc((void **)dev, 8, KC_SPACE_HOST, "x"), KC_EINVAL);
+    KC_CHECK_OK(kc_free(dev));
+  }
+  KC_CHECK_OK(kc_free(small));
+  KC_CHECK_OK(kc_free(big));
+  return end();
+}
+
 typedef struct hcase {
   const char *name;
   kc_isolate_fn fn;
@@ -643,7 +682,7 @@ static const hcase cases[] = {
     CASE(case_before_init), CASE(case_after_finalize), CASE(case_memory),
     CASE(case_mirror),      CASE(case_misc),           CASE(case_register),
     CASE(case_launch_args), CASE(case_range_overflow), CASE(case_range_extreme),
-    CASE(case_result_room)};
+    CASE(case_result_room), CASE(case_out_room)};
 
 int main(int argc, char **argv) {
   int ran = 0;
