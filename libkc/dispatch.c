@@ -9,6 +9,8 @@
  */
 #include <config.h>
 
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
@@ -98,6 +100,11 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
     return kc__error(KC_EINVAL,
                      "%s: functor is NULL but functor_size is %zu (kernel "
                      "'%s')",
+                     fn, functor_size, ki->name);
+  if (functor_size > (size_t)PTRDIFF_MAX)
+    return kc__error(KC_EINVAL,
+                     "%s: functor_size %zu is larger than any object can be "
+                     "(kernel '%s')",
                      fn, functor_size, ki->name);
   if (call_of(ki->kind) != c)
     return kc__error(KC_EINVAL,

@@ -61,6 +61,13 @@ static void team_nop(const void *f, struct kc_team *t) {
   (void)t;
 }
 
+/* Counts the league ranks of each call without running them. */
+static void team_span(const void *fp, struct kc_team *t) {
+  const span_f *f = fp;
+  atomic_fetch_add(f->indices, t->league_end - t->league_rank);
+  atomic_fetch_add(f->calls, 1);
+}
+
 static void red_id(void *v) { memset(v, 0, 16); }
 static void red_join(void *d, const void *s) { (void)d, (void)s; }
 static void red_body(const void *f, kc_index b, kc_index e, void *acc) {
@@ -394,6 +401,10 @@ static int case_launch_args(void *arg) {
   KC_CHECK_ERR(kc_parallel_for(NULL, kf, NULL, &f, sizeof f), KC_EINVAL);
   KC_CHECK_ERR(kc_parallel_for(NULL, kf, &r, NULL, sizeof f), KC_EINVAL);
   KC_CHECK_ERR(kc_parallel_for(NULL, kf, &r, NULL, SIZE_MAX), KC_EINVAL);
+  /* A real functor with an impossible size (a device backend copies it). */
+  KC_CHECK_ERR(kc_parallel_for(NULL, kf, &r, &f, SIZE_MAX), KC_EINVAL);
+  KC_CHECK_ERR(kc_parallel_for(NULL, kf, &r, &f, (size_t)PTRDIFF_MAX + 1),
+               KC_EINVAL);
   KC_CHECK_ERR(
       kc_parallel_for(NULL, KC_KERNEL(kt_cat_reduce), &r, &f, sizeof f),
       KC_EINVAL);
@@ -557,6 +568,29 @@ static int case_range_extreme(void *arg) {
           KC_INFO("  ... [%lld, %lld), %s, chunk %lld", (long long)spans[s][0],
                   (long long)spans[s][1], dyn ? "dynamic" : "static",
                   (long long)chunks[ch]);
+      }
+  /* Leagues of up to INT64_MAX teams, each schedule. */
+  kc_kernel *kt = reg("hostile team span", KC_KERNEL_TEAM, 0,
+                      (void (*)(void))team_span, NULL);
+  static const kc_index leagues[] = {INT64_MAX, INT64_MAX - 1,
+                                     (kc_index)1 << 62};
+  static const kc_index tchunks[] = {KC_AUTO, INT64_MAX, INT64_MAX / 2 + 1,
+                                     (kc_index)1 << 60};
+  for (size_t l = 0; l < sizeof leagues / sizeof leagues[0]; l++)
+    for (int dyn = 0; dyn < 2; dyn++)
+      for (size_t ch = 0; ch < sizeof tchunks / sizeof tchunks[0]; ch++) {
+        if (dyn && tchunks[ch] == KC_AUTO)
+          continue;
+        kc_policy tp = kc_team_policy(leagues[l], 1, 1);
+        tp.schedule = dyn ? KC_SCHEDULE_DYNAMIC : KC_SCHEDULE_STATIC;
+        tp.chunk = tchunks[ch];
+        atomic_store(&n, 0);
+        const int before = kc_test_failures();
+        if (KC_CHECK_OK(kc_parallel_for(NULL, kt, &tp, &f, sizeof f)) == 0)
+          KC_CHECK_EQ_INT(atomic_load(&n), leagues[l]);
+        if (kc_test_failures() != before)
+          KC_INFO("  ... league %lld, %s, chunk %lld", (long long)leagues[l],
+                  dyn ? "dynamic" : "static", (long long)tchunks[ch]);
       }
   /* A box with one huge dimension and huge tiles (a tile's end past
    * INT64_MAX must not be computed). */

@@ -520,6 +520,9 @@ static int stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
   kc__cuda_ring *r = &s->ring;
   int rc;
   CUresult e;
+  if (n > (SIZE_MAX >> 2))
+    return kc_backend_error(KC_ENOMEM,
+                            "cuda: a functor of %zu bytes cannot be staged", n);
   if (s->stage_pageable && n) {
     /* The driver copies pageable memory into its own staging before the
      * call returns; the device slot's reuse is ordered by the stream. */
