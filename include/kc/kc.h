@@ -18,6 +18,11 @@
  *    kc_mirror_ accessors and need_sync queries) returns KC_ENOINIT before
  *    kc_init() or after the last kc_finalize(); kc_free(NULL) and
  *    kc_mirror_destroy(NULL) are no-ops (0) at any time.
+ *  - An output argument that points into a kc allocation (kc_malloc's
+ *    out, kc_get_info, kc_pointer_info, kc_mirror_create, a reduction's
+ *    result, a scan's total) must have room for what kc writes between
+ *    the pointer and the allocation's end, and one that kc writes on the
+ *    host must not be device memory: KC_EINVAL otherwise.
  *  - Calls are thread safe.  Launches from several threads are serialised on
  *    the backend's one queue (stream); their order is the order in which the
  *    calls entered kc.
@@ -406,8 +411,9 @@ KC_API int kc_kernel_set_team_scratch(kc_kernel *k, kc_team_scratch_fn fn);
  * returns, so the caller may reuse it at once.  Asynchronous on device
  * backends: kc_fence() waits.  `label` names the launch for profiling tools
  * (NULL: the kernel's name).
- * Errors: KC_EINVAL (NULL kernel, NULL functor with size > 0, policy that
- * does not fit the kernel's kind, chunk 0), KC_ERANGE (end < begin, a
+ * Errors: KC_EINVAL (NULL kernel, NULL functor with size > 0, functor_size
+ * over PTRDIFF_MAX, policy that does not fit the kernel's kind, chunk 0),
+ * KC_ERANGE (end < begin, a
  * range of more than INT64_MAX indices, a box of more than INT64_MAX points,
  * a negative league size; the CUDA backend also refuses 1-D ranges ending
  * within 2^44 of INT64_MAX),
@@ -426,7 +432,10 @@ KC_API int kc_parallel_for(const char *label, kc_kernel *kernel,
  * blocks until the value is stored.  An empty range gives the identity.
  * A result inside a kc allocation needs the whole value's room from
  * `result` to the allocation's end, else KC_EINVAL (nothing runs).  Custom
- * joins are applied in index order on every backend and schedule. */
+ * joins are applied in index order on every backend and schedule: for MD
+ * kernels, tiles in row-major order and row-major within a tile (without
+ * tiles on host backends, plain row-major order); for team kernels, league
+ * rank order. */
 KC_API int kc_parallel_reduce(const char *label, kc_kernel *kernel,
                               const kc_policy *policy, const void *functor,
                               size_t functor_size, void *result);
