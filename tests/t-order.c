@@ -15,6 +15,7 @@
 KC_KERNEL_DECLARE(kt_cat_reduce);
 KC_KERNEL_DECLARE(kt_cat_scan);
 KC_KERNEL_DECLARE(kt_cat_team);
+KC_KERNEL_DECLARE(kt_cat_md);
 
 typedef struct sched {
   kc_schedule schedule;
@@ -122,6 +123,40 @@ static void check_team(kc_index league, const sched *s) {
 /* Failures counted before the case (the child inherits the parent's). */
 static int case_base;
 
+/* The digits of the box [b, e) in tile order: tiles row-major, points
+ * row-major within a tile (t[d] == 0: the whole extent). */
+static uint64_t want_md(const kc_index *b, const kc_index *e,
+                        const kc_index *t) {
+  kc_index t0 = t[0] > 0 ? t[0] : e[0] - b[0],
+           t1 = t[1] > 0 ? t[1] : e[1] - b[1];
+  uint64_t h = 0;
+  for (kc_index a0 = b[0]; a0 < e[0]; a0 += t0)
+    for (kc_index a1 = b[1]; a1 < e[1]; a1 += t1)
+      for (kc_index i = a0; i < e[0] && i < a0 + t0; i++)
+        for (kc_index j = a1; j < e[1] && j < a1 + t1; j++)
+          h = h * 10 + kt_cat_digit(7 * i + j);
+  return h;
+}
+
+static void check_md(const kc_index *b, const kc_index *e, const kc_index *t,
+                     const sched *s) {
+  kc_policy p = kc_mdrange(2, b, e, t);
+  p.schedule = s->schedule;
+  p.chunk = s->chunk;
+  kt_cat_f f = {NULL, 0};
+  kt_cat got = {0, 0};
+  if (KC_CHECK_OK(kc_parallel_reduce("order", KC_TEST_KERNEL(kt_cat_md), &p, &f,
+                                     sizeof f, &got)) == 0 &&
+      got.h != want_md(b, e, t))
+    KC_FAIL("md reduce over [%lld, %lld) x [%lld, %lld), tiles %lld x "
+            "%lld, %s schedule, chunk %lld: %llu, want %llu",
+            (long long)b[0], (long long)e[0], (long long)b[1], (long long)e[1],
+            (long long)t[0], (long long)t[1],
+            s->schedule == KC_SCHEDULE_STATIC ? "static" : "dynamic",
+            (long long)s->chunk, (unsigned long long)got.h,
+            (unsigned long long)want_md(b, e, t));
+}
+
 static int run_all(void *arg) {
   char v[16];
   snprintf(v, sizeof v, "%d", *(const int *)arg);
@@ -148,6 +183,20 @@ static int run_all(void *arg) {
   for (size_t l = 0; l < sizeof leagues / sizeof leagues[0]; l++)
     for (size_t sc = 0; sc < NSCHED; sc++)
       check_team(leagues[l], &scheds[sc]);
+  /* MD boxes: tiles given on every backend; without tiles (row-major
+   * order) on host backends, where the grid is lines of the last
+   * dimension. */
+  static const kc_index boxes[][4] = {
+      {0, 0, 3, 5}, {-2, 3, 9, 40}, {0, 0, 37, 129}, {5, -7, 6, 300}};
+  static const kc_index tiles[][2] = {{1, 4}, {2, 3}, {4, 64}, {0, 0}};
+  const int host = kc_test_device_is_distinct() == 0;
+  for (size_t bx = 0; bx < sizeof boxes / sizeof boxes[0]; bx++)
+    for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+      if (tiles[t][0] == 0 && !host)
+        continue;
+      for (size_t sc = 0; sc < NSCHED; sc++)
+        check_md(boxes[bx], boxes[bx] + 2, tiles[t], &scheds[sc]);
+    }
   if (kc_is_initialized())
     KC_CHECK_OK(kc_finalize());
   return kc_test_failures() > case_base ? 1 : 0;

@@ -31,3 +31,9 @@ KC_TEAM_REDUCE_CUSTOM(kt_cat_team, kt_cat_f, f, team, kt_cat, kt_cat, acc,
                                 kt_cat_digit(kc_team_league_rank(team));
                         acc.p = acc.p * 10;
                       }))
+
+/* Over a 2-D box: the digit of the point (i, j) is that of 7 * i + j. */
+KC_MDREDUCE_CUSTOM(kt_cat_md, kt_cat_f, f, (i, j), kt_cat, kt_cat, acc, {
+  acc.h = acc.h * 10 + kt_cat_digit(7 * i + j);
+  acc.p = acc.p * 10;
+})
