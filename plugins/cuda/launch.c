@@ -866,6 +866,9 @@ static int team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
       s->scratch1 = 0;
       s->scratch1_size = 0;
       for (kc_index g = grid; g >= 1; g /= 2) {
+        /* Sizes whose product or rounding overflows are not tried. */
+        if (tot[1] > (SIZE_MAX - ((size_t)1 << 20)) / (size_t)g)
+          continue;
         size_t want = ALIGN_UP((size_t)g * tot[1], (size_t)1 << 20);
         CUdeviceptr d;
         if (cu->cuMemAlloc(&d, want) == CUDA_SUCCESS) {
