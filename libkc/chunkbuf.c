@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,6 +53,9 @@ void *kc__chunk_buffer(int slot, size_t bytes) {
     die("too many buffers in one chunk", slot, bytes);
   if (kc__likely(b && b->cap[slot] >= bytes))
     return b->p[slot];
+  /* Rounding such a size up would wrap to a tiny buffer. */
+  if (bytes > (size_t)PTRDIFF_MAX)
+    die("larger than any object can be", slot, bytes);
   if (!b) {
     b = calloc(1, sizeof *b);
     if (!b)

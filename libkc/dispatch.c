@@ -9,6 +9,8 @@
  */
 #include <config.h>
 
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
@@ -99,6 +101,11 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                      "%s: functor is NULL but functor_size is %zu (kernel "
                      "'%s')",
                      fn, functor_size, ki->name);
+  if (functor_size > (size_t)PTRDIFF_MAX)
+    return kc__error(KC_EINVAL,
+                     "%s: functor_size %zu is larger than any object can be "
+                     "(kernel '%s')",
+                     fn, functor_size, ki->name);
   if (call_of(ki->kind) != c)
     return kc__error(KC_EINVAL,
                      "%s: kernel '%s' is a %s kernel; launch it with %s", fn,
@@ -120,12 +127,18 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                      fn, (long long)p->chunk, ki->name);
 
   l->policy = *p;
+  kc_index span = 1; /* indices (points) of the space: must fit kc_index */
   switch (want) {
   case KC_POLICY_RANGE:
     if (p->end[0] < p->begin[0])
-      return kc__error(KC_ERANGE,
-                       "%s: end %lld < begin %lld (kernel '%s')", fn,
+      return kc__error(KC_ERANGE, "%s: end %lld < begin %lld (kernel '%s')", fn,
                        (long long)p->end[0], (long long)p->begin[0], ki->name);
+    if (__builtin_sub_overflow(p->end[0], p->begin[0], &span))
+      return kc__error(KC_ERANGE,
+                       "%s: [%lld, %lld) has more than INT64_MAX indices "
+                       "(kernel '%s')",
+                       fn, (long long)p->begin[0], (long long)p->end[0],
+                       ki->name);
     l->policy.rank = 1;
     break;
   case KC_POLICY_MDRANGE:
@@ -146,12 +159,21 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                          "%s: tile %lld in dimension %d is negative (kernel "
                          "'%s')",
                          fn, (long long)p->tile[d], d, ki->name);
+      kc_index ext;
+      if (__builtin_sub_overflow(p->end[d], p->begin[d], &ext) ||
+          __builtin_mul_overflow(span, ext, &span))
+        return kc__error(KC_ERANGE,
+                         "%s: the box has more than INT64_MAX points "
+                         "(dimension %d is [%lld, %lld); kernel '%s')",
+                         fn, d, (long long)p->begin[d], (long long)p->end[d],
+                         ki->name);
     }
     break;
   case KC_POLICY_TEAM:
     if (p->league_size < 0)
-      return kc__error(KC_ERANGE, "%s: league size %lld is negative (kernel "
-                                  "'%s')",
+      return kc__error(KC_ERANGE,
+                       "%s: league size %lld is negative (kernel "
+                       "'%s')",
                        fn, (long long)p->league_size, ki->name);
     if (p->team_size == 0 || (p->team_size < 0 && p->team_size != KC_AUTO))
       return kc__error(KC_EINVAL,
@@ -242,13 +264,26 @@ static int launch(call c, kc_kernel *k, kc_launch *l) {
 }
 
 /* A result in a kc allocation is asynchronous; anything else is a host
- * variable the launch must have written when it returns. */
-static void result_target(kc_launch *l, void *result) {
+ * variable the launch must have written when it returns.  An allocation
+ * must hold the whole value from `result` on. */
+static int result_target(call c, kc_launch *l, void *result) {
   l->result = result;
   l->result_space = KC_SPACE_HOST;
   l->result_async = 0;
-  if (result && kc__memory_space_of(result, &l->result_space))
+  size_t room = 0;
+  char label[64];
+  if (result &&
+      kc__memory_room(result, &l->result_space, &room, label, sizeof label)) {
     l->result_async = 1;
+    if (room < l->kernel->value_size)
+      return kc__error(KC_EINVAL,
+                       "%s: the result %p is %zu byte(s) before the end of "
+                       "the kc allocation '%s', but kernel '%s' stores a "
+                       "%zu-byte value",
+                       call_fn[c], result, room, label, l->kernel->name,
+                       l->kernel->value_size);
+  }
+  return 0;
 }
 
 int kc_parallel_for(const char *label, kc_kernel *kernel,
@@ -275,12 +310,14 @@ int kc_parallel_reduce(const char *label, kc_kernel *kernel,
   if (rc < 0)
     return rc;
   if (!result)
-    return kc__error(KC_EINVAL, "kc_parallel_reduce: result is NULL (kernel "
-                                "'%s')",
+    return kc__error(KC_EINVAL,
+                     "kc_parallel_reduce: result is NULL (kernel "
+                     "'%s')",
                      kernel->info.name);
   if (label && *label)
     l.label = label;
-  result_target(&l, result);
+  if ((rc = result_target(CALL_REDUCE, &l, result)) < 0)
+    return rc;
   return launch(CALL_REDUCE, kernel, &l);
 }
 
@@ -295,7 +332,8 @@ int kc_parallel_scan(const char *label, kc_kernel *kernel,
     return rc;
   if (label && *label)
     l.label = label;
-  result_target(&l, total);
+  if ((rc = result_target(CALL_SCAN, &l, total)) < 0)
+    return rc;
   return launch(CALL_SCAN, kernel, &l);
 }
 
@@ -314,8 +352,9 @@ int kc_parallel_call(const char *label, kc_kernel *kernel,
                      kernel->info.name, kernel->info.nargs,
                      kernel->info.signature, nargs);
   if (nargs > 0 && !args)
-    return kc__error(KC_EINVAL, "kc_parallel_call: args is NULL with %d "
-                                "argument(s) (kernel '%s')",
+    return kc__error(KC_EINVAL,
+                     "kc_parallel_call: args is NULL with %d "
+                     "argument(s) (kernel '%s')",
                      nargs, kernel->info.name);
   for (int i = 0; i < nargs; i++)
     if (!args[i])

@@ -32,8 +32,8 @@ struct kc__host_job {
   const kc_launch *l;
   const void *functor;
   void (*host)(void);
-  kc_kernel *rec;       /* the core's record (CALL kernels) */
-  kc_index base;        /* index of unit 0 */
+  kc_kernel *rec; /* the core's record (CALL kernels) */
+  kc_index base;  /* index of unit 0 */
   kc_index nunits;
   kc_index chunk;       /* units per chunk, or KC_AUTO */
   int dynamic;          /* chunks from the shared counter */
@@ -41,6 +41,9 @@ struct kc__host_job {
   kc__host_md md;       /* MD kinds: the tiling */
   kc__host_teams teams; /* TEAM kinds: per-thread handles and scratch */
   int scan;             /* contiguous shares, two passes */
+  int ordered;          /* a reduction with chunks: see task_body */
+  kc_index ochunk;      /* ordered: units per chunk (never KC_AUTO) */
+  kc_index ngroups;     /* ordered dynamic: groups of chunks (slots) */
   int final;            /* scan: the pass that stores */
   int nshares;          /* scan pass 2: the shares pass 1 used */
   /* Accumulators: one 64-byte aligned slot per thread (stride a multiple
@@ -49,8 +52,8 @@ struct kc__host_job {
   size_t stride;
   int capacity;
   void (*identity)(void *);
-  int nthreads;         /* as `parallel` gave them (written by tid 0) */
-  atomic_int overflow;  /* a task had tid >= capacity */
+  int nthreads;        /* as `parallel` gave them (written by tid 0) */
+  atomic_int overflow; /* a task had tid >= capacity */
   /* Dynamic schedule's counter of chunks handed out, on its own cache
    * line.  It counts chunks, not indices, so the overshoot at the end (one
    * per thread) cannot overflow whatever the range and chunk. */
@@ -107,8 +110,8 @@ static inline void share(kc_index n, int s, int nsh, kc_index *lo,
 }
 
 /* [lo, hi) in calls of at most `chunk` units (one call for KC_AUTO). */
-static inline void run_range(const job *j, int tid, kc_index lo,
-                             kc_index hi, void *acc) {
+static inline void run_range(const job *j, int tid, kc_index lo, kc_index hi,
+                             void *acc) {
   if (j->chunk == KC_AUTO) {
     if (lo < hi)
       j->run(j, tid, lo, hi, acc);
@@ -122,6 +125,30 @@ static inline void run_range(const job *j, int tid, kc_index lo,
     }
     j->run(j, tid, u, u + c, acc);
   }
+}
+
+/* Units [lo, hi) of a chunk-aligned run, in calls of at most c units. */
+static inline void run_chunks(const job *j, int tid, kc_index lo, kc_index hi,
+                              kc_index c, void *acc) {
+  for (kc_index u = lo; u < hi;) {
+    kc_index e = hi - u > c ? u + c : hi;
+    j->run(j, tid, u, e, acc);
+    u = e;
+  }
+}
+
+/* First unit of chunk ci of c units (nchunks in all, n units): the chunks
+ * past the last end at n, so that ci * c is computed only below n. */
+static inline kc_index chunk_start(kc_index ci, kc_index c, kc_index nchunks,
+                                   kc_index n) {
+  return ci >= nchunks ? n : ci * c;
+}
+
+/* The chunk size of a dynamic schedule (KC_AUTO: about 8 chunks for each
+ * of nt threads). */
+static inline kc_index dynamic_chunk(const job *j, kc_index n, int nt) {
+  kc_index c = j->chunk != KC_AUTO ? j->chunk : n / (8 * (kc_index)nt);
+  return c < 1 ? 1 : c;
 }
 
 /* An accumulator starts as zero bytes, then the identity: values with
@@ -174,6 +201,43 @@ static void task_body(int tid, int nt, void *arg) {
     atomic_store_explicit(&j->overflow, 1, memory_order_relaxed);
     return;
   }
+
+  if (j->ordered) {
+    /* A reduction with chunks joins its partial values in index order
+     * (a custom join need only be associative): every accumulator covers
+     * one contiguous, chunk-aligned run of units, and the launch joins the
+     * slots in slot order.  Static: one run of whole chunks per thread
+     * (slot tid).  Dynamic: the chunks form ngroups contiguous groups,
+     * handed out on demand, one slot per group. */
+    kc_index c = j->ochunk;
+    kc_index nchunks = n / c + (n % c != 0);
+    if (!j->dynamic) {
+      if (tid >= j->capacity) {
+        atomic_store_explicit(&j->overflow, 1, memory_order_relaxed);
+        return;
+      }
+      void *acc = j->slots + (size_t)tid * j->stride;
+      slot_init(j, acc);
+      kc_index c0, c1;
+      share(nchunks, tid, nt, &c0, &c1);
+      run_chunks(j, tid, chunk_start(c0, c, nchunks, n),
+                 chunk_start(c1, c, nchunks, n), c, acc);
+      return;
+    }
+    for (;;) {
+      kc_index g = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+      if (g >= j->ngroups)
+        break;
+      void *acc = j->slots + (size_t)g * j->stride;
+      slot_init(j, acc);
+      kc_index c0, c1;
+      share(nchunks, (int)g, (int)j->ngroups, &c0, &c1);
+      run_chunks(j, tid, chunk_start(c0, c, nchunks, n),
+                 chunk_start(c1, c, nchunks, n), c, acc);
+    }
+    return;
+  }
+
   void *acc = NULL;
   if (j->slots) {
     if (tid >= j->capacity) {
@@ -184,13 +248,11 @@ static void task_body(int tid, int nt, void *arg) {
     slot_init(j, acc);
   }
   if (j->dynamic) {
-    kc_index c = j->chunk != KC_AUTO ? j->chunk : n / (8 * (kc_index)nt);
-    if (c < 1)
-      c = 1;
+    kc_index c = dynamic_chunk(j, n, nt);
     kc_index nchunks = n / c + (n % c != 0);
     for (;;) {
-      kc_index ci = atomic_fetch_add_explicit(&j->next, 1,
-                                              memory_order_relaxed);
+      kc_index ci =
+          atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
       if (ci >= nchunks)
         break;
       kc_index u = ci * c;
@@ -218,6 +280,11 @@ static void task_body(int tid, int nt, void *arg) {
 
 /* Enough for 130 slots of 64 bytes: two spare slots plus 128 threads. */
 #define LOCAL_BYTES (130 * 64)
+
+/* An ordered dynamic reduction: at most this many groups of chunks a
+ * thread, and this many bytes of their slots (at least one per thread). */
+#define ORDERED_GROUPS 16
+#define ORDERED_BYTES ((size_t)1 << 20)
 
 /* The buffer larger launches reuse: taken with a flag, so that a second
  * launch running at the same time (from another backend instance) gets a
@@ -307,8 +374,8 @@ static int setup(job *j, const kc_launch *l) {
     j->nunits = l->policy.league_size;
     return kc__host_teams_setup(l, j->capacity, &j->teams);
   default:
-    return kc__error(KC_EINVAL, "kernel '%s': %d is not a kernel kind",
-                     k->name, (int)k->kind);
+    return kc__error(KC_EINVAL, "kernel '%s': %d is not a kernel kind", k->name,
+                     (int)k->kind);
   }
   return 0;
 }
@@ -350,13 +417,36 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
     goto done;
   }
 
-  /* Accumulators: `capacity` slots, then a running and a spare slot. */
+  /* Accumulators: one slot per thread (per group for an ordered dynamic
+   * reduction), then a running and a spare slot. */
   size_t vsize = k->value_size;
+  if (vsize == 0 || vsize > KC_REDUCER_SIZE_MAX) {
+    kc__host_teams_release(&j.teams);
+    return kc__error(KC_EINVAL,
+                     "kernel '%s': a reducer value of %zu bytes; the host "
+                     "engine takes 1 to %d (KC_REDUCER_SIZE_MAX)",
+                     k->name, vsize, KC_REDUCER_SIZE_MAX);
+  }
   j.identity = k->reducer.identity;
   j.stride = (vsize + 63) & ~(size_t)63;
-  if (j.stride == 0)
-    j.stride = 64;
-  size_t bytes = ((size_t)j.capacity + 2) * j.stride;
+  size_t nslots = (size_t)j.capacity;
+  if (!j.scan && (j.dynamic || j.chunk != KC_AUTO) && j.nunits > 0) {
+    j.ordered = 1;
+    kc_index c = j.dynamic ? dynamic_chunk(&j, j.nunits, j.capacity) : j.chunk;
+    kc_index nchunks = j.nunits / c + (j.nunits % c != 0);
+    j.ochunk = c;
+    if (j.dynamic) {
+      /* Enough groups for the dynamic balance (ORDERED_GROUPS a thread),
+       * within ORDERED_BYTES of slots unless values are large. */
+      kc_index most = (kc_index)ORDERED_GROUPS * j.capacity;
+      kc_index fit = (kc_index)(ORDERED_BYTES / j.stride);
+      if (most > fit)
+        most = fit > j.capacity ? fit : j.capacity;
+      j.ngroups = nchunks < most ? nchunks : most;
+      nslots = (size_t)j.ngroups;
+    }
+  }
+  size_t bytes = (nslots + 2) * j.stride;
   _Alignas(64) unsigned char local[LOCAL_BYTES];
   int from_cache = 0;
   j.slots = bytes <= sizeof local ? local : slots_get(bytes, &from_cache);
@@ -367,7 +457,7 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
                      "accumulators",
                      k->name, bytes);
   }
-  unsigned char *run = j.slots + (size_t)j.capacity * j.stride;
+  unsigned char *run = j.slots + nslots * j.stride;
   unsigned char *tmp = run + j.stride;
   void (*join)(void *, const void *) = k->reducer.join;
 
@@ -378,9 +468,11 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
     x->parallel(x->ctx, task, &j);
     if (atomic_load_explicit(&j.overflow, memory_order_relaxed))
       goto overflow;
-    /* Thread order: the same answer for the same thread count. */
+    /* Slot order is index order: the same answer for the same thread
+     * count, and a join that is not commutative is respected. */
+    kc_index used = j.ordered && j.dynamic ? j.ngroups : j.nthreads;
     j.identity(run);
-    for (int t = 0; t < j.nthreads; t++)
+    for (kc_index t = 0; t < used; t++)
       join(run, j.slots + (size_t)t * j.stride);
   } else {
     x->parallel(x->ctx, task, &j); /* pass 1: share totals */

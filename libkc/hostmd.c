@@ -46,7 +46,7 @@ int kc__host_md_setup(const kc_launch *l, kc__host_md *m, kc_index *base,
     m->begin[d] = p->begin[d];
     m->end[d] = p->end[d];
     m->tile[d] = t;
-    m->ntile[d] = ext == 0 ? 0 : (ext - 1) / t + 1;
+    m->ntile[d] = ext / t + (ext % t != 0);
     if (__builtin_mul_overflow(n, m->ntile[d], &n))
       return kc__error(KC_ERANGE,
                        "kernel '%s': the MD range has more tiles than "
@@ -69,8 +69,10 @@ static void unravel(const kc__host_md *m, kc_index u, kc_index *c) {
 /* Index bound of tile coordinate t in dimension d (the end of the range
  * for the last tile). */
 static inline kc_index bound(const kc__host_md *m, int d, kc_index t) {
-  kc_index off = t * m->tile[d], span = m->end[d] - m->begin[d];
-  return m->begin[d] + (off < span ? off : span);
+  /* t * tile is below the extent for every tile but the last, and is not
+   * computed for the end (it could overflow when the extent is near
+   * INT64_MAX). */
+  return t >= m->ntile[d] ? m->end[d] : m->begin[d] + t * m->tile[d];
 }
 
 static inline void call(const kc__host_job *j, const kc_index *lo,

@@ -355,6 +355,16 @@ int kc_get_info(kc_info *out) {
   if (rc < 0)
     return rc;
   size_t want = out ? out->struct_size : 0;
+  /* The caller's struct must be writable host memory of the size it says
+   * (it may live in a kc allocation). */
+  if (out && (rc = kc__out_check("kc_get_info", "out", out,
+                                 sizeof out->struct_size)) == 0)
+    rc = kc__out_check("kc_get_info", "out", out,
+                       want < sizeof(kc_info) ? want : sizeof(kc_info));
+  if (rc < 0) {
+    kc__leave();
+    return rc;
+  }
   kc_info info;
   if (!out) {
     rc = kc__error(KC_EINVAL, "kc_get_info: out is NULL");

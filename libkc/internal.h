@@ -88,10 +88,10 @@ typedef struct kc__runtime {
   pthread_mutex_t lock;       /* serialises every backend slot */
 
   const kc_backend_ops *ops;
-  void *state;            /* plugin state, 64-byte aligned, zeroed */
-  const char *name;       /* ops->name */
-  char path[4096];        /* file, or "built-in" */
-  int ndevices;           /* what probe said */
+  void *state;      /* plugin state, 64-byte aligned, zeroed */
+  const char *name; /* ops->name */
+  char path[4096];  /* file, or "built-in" */
+  int ndevices;     /* what probe said */
   kc_backend_config cfg;
   char device_from[128];  /* what chose cfg.device (launcher.c) */
   unsigned spaces;        /* from the backend's info slot */
@@ -229,6 +229,15 @@ void kc__memory_release_all(void) KC__HIDDEN;
 
 /* Looks up the allocation containing p: 1 and *space, or 0 (host memory). */
 int kc__memory_space_of(const void *p, kc_space *space) KC__HIDDEN;
+/* As kc__memory_space_of, with the bytes from p to the end of the
+ * allocation (0 for a zero-byte one) and its label (cut to cap bytes). */
+/* Checks an output argument of `bytes` bytes at p that kc writes on the
+ * host: inside a kc allocation it must have that much room and be host
+ * memory; otherwise KC_EINVAL naming fn and what.  0 if p is not kc's. */
+int kc__out_check(const char *fn, const char *what, const void *p,
+                  size_t bytes) KC__HIDDEN;
+int kc__memory_room(const void *p, kc_space *space, size_t *room, char *label,
+                    size_t cap) KC__HIDDEN;
 
 /* ------------------------------------------------------------ kernels */
 
@@ -241,8 +250,8 @@ struct kc_kernel {
   unsigned magic; /* KC__KERNEL_MAGIC */
   kc_kernel *next;
   /* Backend state, under kc__rt.lock; reset at finalize. */
-  void *state;   /* kernel_state_size bytes */
-  int prepared;  /* kernel_prepare succeeded */
+  void *state;  /* kernel_state_size bytes */
+  int prepared; /* kernel_prepare succeeded */
   /* libffi call interface of a CALL kernel, built once (ffi.c). */
   atomic_int ffi_ready;
   struct kc__ffi *ffi;

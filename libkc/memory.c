@@ -19,10 +19,10 @@
 
 typedef struct record {
   uintptr_t base;
-  size_t size;   /* as requested; 0 is allowed */
+  size_t size; /* as requested; 0 is allowed */
   kc_space space;
   int refcount;
-  int backend;   /* allocated by the backend's mem_alloc */
+  int backend; /* allocated by the backend's mem_alloc */
   char *label;
 } record;
 
@@ -101,8 +101,9 @@ static int malloc_entered(void **out, size_t bytes, kc_space space,
   if (!r || !lab) {
     free(r);
     free(lab);
-    return kc__error(KC_ENOMEM, "kc_malloc: out of memory for the record of "
-                                "'%s'",
+    return kc__error(KC_ENOMEM,
+                     "kc_malloc: out of memory for the record of "
+                     "'%s'",
                      label ? label : "");
   }
   r->size = bytes;
@@ -126,8 +127,8 @@ static int malloc_entered(void **out, size_t bytes, kc_space space,
       kc__error(rc,
                 "kc_malloc: cannot allocate %zu bytes of %s memory for '%s' "
                 "on backend '%s'%s%s",
-                bytes, kc_space_name(space), lab, kc__rt.name,
-                *why ? ": " : "", why);
+                bytes, kc_space_name(space), lab, kc__rt.name, *why ? ": " : "",
+                why);
     }
   } else {
     size_t n = (ask + 63) & ~(size_t)63;
@@ -167,6 +168,9 @@ static int malloc_entered(void **out, size_t bytes, kc_space space,
 int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
   if (!out)
     return kc__error(KC_EINVAL, "kc_malloc: out is NULL");
+  int rc0 = kc__out_check("kc_malloc", "out", out, sizeof *out);
+  if (rc0 < 0)
+    return rc0;
   *out = NULL;
   if ((unsigned)space >= KC_SPACE_COUNT)
     return kc__error(KC_EINVAL, "kc_malloc: %d is not a memory space",
@@ -238,8 +242,9 @@ int kc_retain(void *p) {
   pthread_mutex_unlock(&mem_lock);
   kc__leave();
   if (i < 0)
-    return kc__error(KC_ENOTKC, "kc_retain: %p is not inside a live kc "
-                                "allocation",
+    return kc__error(KC_ENOTKC,
+                     "kc_retain: %p is not inside a live kc "
+                     "allocation",
                      p);
   return 0;
 }
@@ -251,6 +256,11 @@ int kc_pointer_info(const void *p, kc_alloc_info *out) {
   if (!out) {
     kc__leave();
     return kc__error(KC_EINVAL, "kc_pointer_info: out is NULL");
+  }
+  int rc0 = kc__out_check("kc_pointer_info", "out", out, sizeof *out);
+  if (rc0 < 0) {
+    kc__leave();
+    return rc0;
   }
   pthread_mutex_lock(&mem_lock);
   long i = find(p);
@@ -265,8 +275,9 @@ int kc_pointer_info(const void *p, kc_alloc_info *out) {
   pthread_mutex_unlock(&mem_lock);
   kc__leave();
   if (i < 0)
-    return kc__error(KC_ENOTKC, "kc_pointer_info: %p is not inside a live kc "
-                                "allocation",
+    return kc__error(KC_ENOTKC,
+                     "kc_pointer_info: %p is not inside a live kc "
+                     "allocation",
                      p);
   return 0;
 }
@@ -276,6 +287,50 @@ int kc__memory_space_of(const void *p, kc_space *space) {
   long i = find(p);
   if (i >= 0)
     *space = recs[i]->space;
+  pthread_mutex_unlock(&mem_lock);
+  return i >= 0;
+}
+
+int kc__out_check(const char *fn, const char *what, const void *p,
+                  size_t bytes) {
+  pthread_mutex_lock(&mem_lock);
+  long i = find(p);
+  size_t room = 0;
+  kc_space space = KC_SPACE_HOST;
+  char label[64] = "";
+  if (i >= 0) {
+    const record *r = recs[i];
+    room = r->size - ((uintptr_t)p - r->base);
+    space = r->space;
+    snprintf(label, sizeof label, "%s", r->label ? r->label : "");
+  }
+  pthread_mutex_unlock(&mem_lock);
+  if (i < 0)
+    return 0;
+  if (space == KC_SPACE_DEVICE && (kc__rt.spaces & (1u << KC_SPACE_DEVICE)))
+    return kc__error(KC_EINVAL,
+                     "%s: %s %p is in device allocation '%s', which the host "
+                     "cannot write",
+                     fn, what, p, label);
+  if (room < bytes)
+    return kc__error(KC_EINVAL,
+                     "%s: %s %p is %zu byte(s) before the end of kc "
+                     "allocation '%s'; %zu are written there",
+                     fn, what, p, room, label, bytes);
+  return 0;
+}
+
+int kc__memory_room(const void *p, kc_space *space, size_t *room, char *label,
+                    size_t cap) {
+  pthread_mutex_lock(&mem_lock);
+  long i = find(p);
+  if (i >= 0) {
+    const record *r = recs[i];
+    *space = r->space;
+    *room = r->size - ((uintptr_t)p - r->base);
+    if (cap)
+      snprintf(label, cap, "%s", r->label ? r->label : "");
+  }
   pthread_mutex_unlock(&mem_lock);
   return i >= 0;
 }
@@ -403,9 +458,8 @@ void kc__memory_release_all(void) {
     kc__verbose("kc_finalize: freeing %zu allocation(s) still live", nrecs);
   for (size_t i = 0; i < nrecs; i++) {
     record *r = recs[i];
-    kc__verbose("  '%s': %zu bytes of %s memory at %p, refcount %d",
-                r->label, r->size, kc_space_name(r->space), (void *)r->base,
-                r->refcount);
+    kc__verbose("  '%s': %zu bytes of %s memory at %p, refcount %d", r->label,
+                r->size, kc_space_name(r->space), (void *)r->base, r->refcount);
     release(r);
   }
   free(recs);

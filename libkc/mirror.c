@@ -52,6 +52,9 @@ static int create(kc_mirror **out, size_t bytes, const char *label) {
 int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label) {
   if (!out)
     return kc__error(KC_EINVAL, "kc_mirror_create: out is NULL");
+  int rc0 = kc__out_check("kc_mirror_create", "out", out, sizeof *out);
+  if (rc0 < 0)
+    return rc0;
   *out = NULL;
   int rc = kc__enter("kc_mirror_create");
   if (rc < 0)

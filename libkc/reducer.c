@@ -19,7 +19,7 @@
 #define KC__MAX_ID(T, LO, HI) LO
 
 #define KC__DEF_SCALAR(op, T, LO, HI, JOIN)                                    \
-  static void id_##op##_##T(void *v) { *(T *)v = KC__##op##_ID(T, LO, HI); }  \
+  static void id_##op##_##T(void *v) { *(T *)v = KC__##op##_ID(T, LO, HI); }   \
   static void join_##op##_##T(void *d, const void *s) {                        \
     T *dst = (T *)d;                                                           \
     const T src = *(const T *)s;                                               \
@@ -29,8 +29,8 @@
 #define KC__DEF_TYPE(T, LT, LO, HI)                                            \
   KC__DEF_SCALAR(SUM, T, LO, HI, *dst += src)                                  \
   KC__DEF_SCALAR(PROD, T, LO, HI, *dst *= src)                                 \
-  KC__DEF_SCALAR(MIN, T, LO, HI, if (src < *dst) * dst = src)                  \
-  KC__DEF_SCALAR(MAX, T, LO, HI, if (src > *dst) * dst = src)                  \
+  KC__DEF_SCALAR(MIN, T, LO, HI, if (src < *dst) *dst = src)                   \
+  KC__DEF_SCALAR(MAX, T, LO, HI, if (src > *dst) *dst = src)                   \
   static void id_MINLOC_##T(void *v) {                                         \
     LT *x = (LT *)v;                                                           \
     x->val = HI;                                                               \
@@ -65,12 +65,13 @@ typedef struct builtin {
 } builtin;
 
 #define KC__ROW(T)                                                             \
-  {{id_SUM_##T, join_SUM_##T},                                                 \
-   {id_PROD_##T, join_PROD_##T},                                               \
-   {id_MIN_##T, join_MIN_##T},                                                 \
-   {id_MAX_##T, join_MAX_##T},                                                 \
-   {id_MINLOC_##T, join_MINLOC_##T},                                           \
-   {id_MAXLOC_##T, join_MAXLOC_##T}}
+  {                                                                            \
+    {id_SUM_##T, join_SUM_##T}, {id_PROD_##T, join_PROD_##T},                  \
+        {id_MIN_##T, join_MIN_##T}, {id_MAX_##T, join_MAX_##T},                \
+        {id_MINLOC_##T, join_MINLOC_##T}, {                                    \
+      id_MAXLOC_##T, join_MAXLOC_##T                                           \
+    }                                                                          \
+  }
 
 /* [type - KC_INT32][op - KC_REDUCE_SUM] */
 static const builtin builtins[4][6] = {KC__ROW(int32_t), KC__ROW(int64_t),
@@ -117,7 +118,8 @@ size_t kc_reducer_value_size(const kc_reducer *r) {
   case KC_REDUCE_MAXLOC:
     return loc_size(r->type);
   case KC_REDUCE_CUSTOM:
-    return (r->identity && r->join) ? r->size : 0;
+    return (r->identity && r->join && r->size <= KC_REDUCER_SIZE_MAX) ? r->size
+                                                                      : 0;
   default:
     return 0;
   }
@@ -129,6 +131,11 @@ size_t kc__reducer_complete(kc_reducer *r, const char *kernel) {
     if (r->op == KC_REDUCE_NONE)
       kc__error(KC_EINVAL, "kernel '%s': a reducing kernel needs a reducer",
                 kernel);
+    else if (r->op == KC_REDUCE_CUSTOM && r->size > KC_REDUCER_SIZE_MAX)
+      kc__error(KC_EINVAL,
+                "kernel '%s': a custom reducer of %zu bytes; values are "
+                "limited to KC_REDUCER_SIZE_MAX (%d) bytes",
+                kernel, r->size, KC_REDUCER_SIZE_MAX);
     else if (r->op == KC_REDUCE_CUSTOM)
       kc__error(KC_EINVAL,
                 "kernel '%s': a custom reducer needs size > 0, identity and "

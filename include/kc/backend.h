@@ -99,10 +99,14 @@ typedef struct kc_launch {
   const char *label;
   const kc_kernel_info *kernel;
   void *kernel_state;   /* this kernel's kernel_state_size bytes */
-  kc_policy policy;     /* normalised: rank >= 1, chunk != 0 */
+  kc_policy policy;     /* normalised: rank >= 1, chunk != 0; end - begin
+                           (each dimension, and the product of an MD box's
+                           extents) fits kc_index */
   const void *functor;  /* caller's bytes */
   size_t functor_size;
-  void *result;         /* REDUCE: value; SCAN: total; may be NULL for scan */
+  void *result;         /* REDUCE: value; SCAN: total; may be NULL for scan.
+                           In a kc allocation it has value_size bytes of
+                           room (checked by the core) */
   kc_space result_space;/* space of `result` (HOST if not a kc allocation) */
   int result_async;     /* 1: result is a kc allocation, may complete later */
   int nargs;            /* CALL */
@@ -200,8 +204,12 @@ KC_API void kc_backend_kernel_leave(void);
  * caller's thread included, as tid 0) and returns when all have returned.
  * kc_host_launch() then splits the launch's work (indices, MD tiles or
  * league ranks) statically or dynamically, keeps one accumulator per
- * thread, joins them in thread order (deterministic), and runs scans in two
- * passes.  It needs no locks beyond what `parallel` does. */
+ * contiguous run of work (a thread's share; with chunks, a thread's run of
+ * whole chunks or, dynamic, a group of consecutive chunks), joins them in
+ * index order (deterministic for a thread count, and right for a join that
+ * is not commutative), and runs scans in two passes.  It needs no locks
+ * beyond what `parallel` does.  A reducer value over KC_REDUCER_SIZE_MAX
+ * bytes is KC_EINVAL. */
 typedef void (*kc_host_task)(int tid, int nthreads, void *arg);
 
 typedef struct kc_host_exec {

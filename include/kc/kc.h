@@ -11,8 +11,18 @@
  *  - Fallible calls return 0 or a negative KC_E... code (<kc/error.h>);
  *    kc_last_error() then holds a one-line detail for the calling thread.
  *  - Every call except kc_init, kc_version, kc_strerror, kc_err_name,
- *    kc_last_error and kernel registration returns KC_ENOINIT before
- *    kc_init() or after the last kc_finalize().
+ *    kc_last_error, kernel registration and lookup (kc_kernel_register,
+ *    kc_kernel_get, kc_kernel_name, kc_kernel_set_team_scratch) and the
+ *    pure helpers that touch no runtime state (policy constructors,
+ *    kc_policy_set_scratch, kc_reducer_value_size, kc_space_name, the
+ *    kc_mirror_ accessors and need_sync queries) returns KC_ENOINIT before
+ *    kc_init() or after the last kc_finalize(); kc_free(NULL) and
+ *    kc_mirror_destroy(NULL) are no-ops (0) at any time.
+ *  - An output argument that points into a kc allocation (kc_malloc's
+ *    out, kc_get_info, kc_pointer_info, kc_mirror_create, a reduction's
+ *    result, a scan's total) must have room for what kc writes between
+ *    the pointer and the allocation's end, and one that kc writes on the
+ *    host must not be device memory: KC_EINVAL otherwise.
  *  - Calls are thread safe.  Launches from several threads are serialised on
  *    the backend's one queue (stream); their order is the order in which the
  *    calls entered kc.
@@ -303,9 +313,14 @@ typedef struct kc_loc_float { float val; kc_index loc; } kc_loc_float;
 typedef struct kc_loc_double { double val; kc_index loc; } kc_loc_double;
 
 /* A reducer: a built-in op over a scalar type, or a custom one over any POD
- * of `size` bytes with `identity` (writes the neutral value) and `join`
- * (dst = dst (+) src; must be associative).  For built-ins size, identity
- * and join are ignored (kc fills them). */
+ * of `size` bytes (1 to KC_REDUCER_SIZE_MAX) with `identity` (writes the
+ * neutral value) and `join` (dst = dst (+) src; must be associative, need
+ * not be commutative: every backend and schedule joins partial values in
+ * index order).  For built-ins size, identity and join are ignored (kc
+ * fills them).  A larger custom size is KC_EINVAL at registration; a device
+ * backend may refuse a kernel whose values do not fit its on-chip memory
+ * (the detail says so). */
+#define KC_REDUCER_SIZE_MAX 65536
 typedef struct kc_reducer {
   kc_reduce_op op;
   kc_scalar type;
@@ -315,7 +330,8 @@ typedef struct kc_reducer {
 } kc_reducer;
 
 /* Size in bytes of a reducer's value (sizeof the scalar, the loc struct or
- * `size`); 0 if the reducer is invalid. */
+ * `size`); 0 if the reducer is invalid (NULL, a custom one without
+ * identity or join, or of more than KC_REDUCER_SIZE_MAX bytes). */
 KC_API size_t kc_reducer_value_size(const kc_reducer *r);
 
 /* -------------------------------------------------------------- policies */
@@ -330,8 +346,14 @@ typedef enum kc_policy_kind {
 } kc_policy_kind;
 
 typedef enum kc_schedule {
-  KC_SCHEDULE_STATIC = 0, /* contiguous equal shares, one per thread */
-  KC_SCHEDULE_DYNAMIC = 1 /* chunks handed out on demand (work stealing) */
+  KC_SCHEDULE_STATIC = 0, /* contiguous equal shares, one per thread; with
+                             an explicit chunk, host backends deal chunks
+                             round-robin to FOR kinds (OpenMP
+                             schedule(static, chunk)) and give each thread
+                             of a reduction one run of whole chunks */
+  KC_SCHEDULE_DYNAMIC = 1 /* chunks handed out on demand (work stealing);
+                             a reduction on a host backend takes groups of
+                             consecutive chunks (at most 16 per thread) */
 } kc_schedule;
 
 /* An iteration space and how to run it.  Build it with kc_range() and
@@ -481,8 +503,11 @@ KC_API int kc_kernel_set_team_scratch(kc_kernel *k, kc_team_scratch_fn fn);
  * returns, so the caller may reuse it at once.  Asynchronous on device
  * backends: kc_fence() waits.  `label` names the launch for profiling tools
  * (NULL or "": the kernel's name; tools get no empty kernel name).
- * Errors: KC_EINVAL (NULL kernel, NULL functor with size > 0, policy that
- * does not fit the kernel's kind, chunk 0), KC_ERANGE (end < begin),
+ * Errors: KC_EINVAL (NULL kernel, NULL functor with size > 0, functor_size
+ * over PTRDIFF_MAX, policy that does not fit the kernel's kind, chunk 0),
+ * KC_ERANGE (end < begin, a range of more than INT64_MAX indices, a box of
+ * more than INT64_MAX points, a negative league size; the CUDA backend also
+ * refuses 1-D ranges ending within 2^44 of INT64_MAX),
  * KC_ENOKERNEL (the kernel has no code for this backend: the detail says
  * how to rebuild it), KC_ELAUNCH, KC_EJIT, KC_ESCRATCH.  A launch made from
  * inside a running host kernel is KC_EINVAL (launches do not nest; use a
@@ -495,14 +520,21 @@ KC_API int kc_parallel_for(const char *label, kc_kernel *kernel,
  * result (the reducer's value type) goes to `result`: if `result` points
  * into a kc allocation the call is asynchronous and the value is there
  * after kc_fence(); otherwise it is an ordinary host variable and the call
- * blocks until the value is stored.  An empty range gives the identity. */
+ * blocks until the value is stored.  An empty range gives the identity.
+ * A result inside a kc allocation needs the whole value's room from
+ * `result` to the allocation's end, else KC_EINVAL (nothing runs).  Custom
+ * joins are applied in index order on every backend and schedule: for MD
+ * kernels, tiles in row-major order and row-major within a tile (without
+ * tiles on host backends, plain row-major order); for team kernels, league
+ * rank order. */
 KC_API int kc_parallel_reduce(const char *label, kc_kernel *kernel,
                               const kc_policy *policy, const void *functor,
                               size_t functor_size, void *result);
 
 /* As kc_parallel_for for SCAN kernels (two-pass "final" protocol).  `total`
  * (may be NULL) receives the sum over the whole range, with the same
- * host-variable / kc-allocation rule as kc_parallel_reduce. */
+ * host-variable / kc-allocation rules (and room check) as
+ * kc_parallel_reduce. */
 KC_API int kc_parallel_scan(const char *label, kc_kernel *kernel,
                             const kc_policy *policy, const void *functor,
                             size_t functor_size, void *total);

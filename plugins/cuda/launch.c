@@ -17,6 +17,17 @@
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
+/* a / b rounded up, for a >= 0 and b > 0, without overflow near
+ * INT64_MAX. */
+static inline kc_index cdiv(kc_index a, kc_index b) {
+  return a / b + (a % b != 0);
+}
+
+/* 1-D ranges end at most this far below INT64_MAX: the device's grid-stride
+ * loops and block chunks step past the end by less than a grid's threads
+ * (2^31 blocks of 1024) times the chunk rounding. */
+#define KC_CUDA_INDEX_SLACK ((kc_index)1 << 44)
+
 /* Initial size of the staging ring (grown for a functor over half of it). */
 #define RING_BYTES (4u << 20)
 
@@ -107,8 +118,7 @@ static int deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
                   size_t smem_per_thread) {
   const kc__cu_api *cu = s->cu;
   int fmax = 0, fstatic = 0;
-  cu->cuFuncGetAttribute(&fmax, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                         e->fn);
+  cu->cuFuncGetAttribute(&fmax, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, e->fn);
   cu->cuFuncGetAttribute(&fstatic, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, e->fn);
   int maxb = s->info.max_threads_per_block;
   if (fmax > 0 && fmax < maxb)
@@ -125,8 +135,8 @@ static int deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
     if (dyn > smem_limit)
       continue;
     int bps = 0;
-    CUresult r = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&bps, e->fn,
-                                                                 b, dyn);
+    CUresult r =
+        cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&bps, e->fn, b, dyn);
     if (r != CUDA_SUCCESS)
       return kc__cuda_fail(s, r, KC_ELAUNCH,
                            "cuOccupancyMaxActiveBlocksPerMultiprocessor");
@@ -322,10 +332,9 @@ int kc__cuda_kernel_prepare(void *state, const kc_kernel_info *k,
                           k->name, k->ptx_entry, KC_CUDA_ENTRY_GLOBAL);
     goto fail;
   }
-  const int reducing = k->kind == KC_KERNEL_REDUCE ||
-                       k->kind == KC_KERNEL_SCAN ||
-                       k->kind == KC_KERNEL_MDREDUCE ||
-                       k->kind == KC_KERNEL_TEAM_REDUCE;
+  const int reducing =
+      k->kind == KC_KERNEL_REDUCE || k->kind == KC_KERNEL_SCAN ||
+      k->kind == KC_KERNEL_MDREDUCE || k->kind == KC_KERNEL_TEAM_REDUCE;
   K->value_size = reducing ? k->value_size : 0;
   K->args_size = args_size;
   K->ordered = k->kind != KC_KERNEL_SCAN && reducing &&
@@ -335,9 +344,8 @@ int kc__cuda_kernel_prepare(void *state, const kc_kernel_info *k,
    * a team's dynamic shared memory is its level-0 scratch (sized per
    * launch). */
   const size_t smem_per_thread =
-      (k->kind == KC_KERNEL_REDUCE || k->kind == KC_KERNEL_SCAN)
-          ? K->value_size
-          : 0;
+      (k->kind == KC_KERNEL_REDUCE || k->kind == KC_KERNEL_SCAN) ? K->value_size
+                                                                 : 0;
   if (reducing && k->reducer.op != KC_REDUCE_CUSTOM) {
     if (k->value_size > sizeof K->proto.ident || !k->reducer.identity) {
       rc = kc_backend_error(KC_EINVAL,
@@ -367,8 +375,8 @@ int kc__cuda_kernel_prepare(void *state, const kc_kernel_info *k,
     }
   }
   if (reducing) {
-    unsigned grid = K->g.max_grid > K->p.max_grid ? K->g.max_grid
-                                                  : K->p.max_grid;
+    unsigned grid =
+        K->g.max_grid > K->p.max_grid ? K->g.max_grid : K->p.max_grid;
     if ((rc = ensure_partials(s, (size_t)grid * K->value_size)) != 0 ||
         (rc = ensure_result_slot(s, K->value_size)) != 0)
       goto fail;
@@ -512,6 +520,9 @@ static int stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
   kc__cuda_ring *r = &s->ring;
   int rc;
   CUresult e;
+  if (n > (SIZE_MAX >> 2))
+    return kc_backend_error(KC_ENOMEM,
+                            "cuda: a functor of %zu bytes cannot be staged", n);
   if (s->stage_pageable && n) {
     /* The driver copies pageable memory into its own staging before the
      * call returns; the device slot's reuse is ordered by the stream. */
@@ -611,8 +622,7 @@ static int stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
 
 /* --------------------------------------------------------------- launch */
 
-static const char *const mode_names[] = {"auto", "param", "constant",
-                                         "global"};
+static const char *const mode_names[] = {"auto", "param", "constant", "global"};
 
 static int launch_error(kc__cuda_state *s, CUresult r, const kc_kernel_info *k,
                         unsigned grid, unsigned block, unsigned smem) {
@@ -629,7 +639,7 @@ static int launch_call(kc__cuda_state *s, kc__cuda_kernel *K,
   if (n == 0)
     return 0;
   unsigned b = K->call.block;
-  kc_index g = (n + b - 1) / b;
+  kc_index g = cdiv(n, b);
   if (g > 0x7fffffff)
     return kc_backend_error(KC_ERANGE,
                             "cuda: kernel '%s': %lld indices need more "
@@ -666,7 +676,9 @@ static int md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
   }
   if (!given) {
     const kc_index B = e->block;
-    kc_index x = n[R - 1] >= 32 ? ALIGN_UP(n[R - 1], 32) : n[R - 1];
+    kc_index x = n[R - 1] > B ? B : n[R - 1];
+    if (x >= 32)
+      x = ALIGN_UP(x, 32);
     if (x > B)
       x = B;
     if (x < 1)
@@ -693,7 +705,7 @@ static int md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
     m->begin[d] = p->begin[d];
     m->end[d] = p->end[d];
     m->tile[d] = t[d];
-    m->ntiles[d] = (n[d] + t[d] - 1) / t[d];
+    m->ntiles[d] = cdiv(n[d], t[d]);
     if (m->ntiles[d] > 0 && tiles > (kc_index)0x7fffffff / m->ntiles[d])
       return kc_backend_error(KC_ERANGE,
                               "cuda: kernel '%s': the box is cut into more "
@@ -731,8 +743,8 @@ static int team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
                          unsigned *gridp) {
   const kc_policy *p = &l->policy;
   const char *kname = l->kernel->name;
-  const unsigned warp = s->info.warp_size > 0 ? (unsigned)s->info.warp_size
-                                              : 32;
+  const unsigned warp =
+      s->info.warp_size > 0 ? (unsigned)s->info.warp_size : 32;
   const int vl = p->vector_length;
   if (vl < 1 || (unsigned)vl > warp || (vl & (vl - 1)) != 0)
     return kc_backend_error(KC_EINVAL,
@@ -790,8 +802,8 @@ static int team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
           "team + %zu per thread) leave no team size that fits in the %zu "
           "bytes of shared memory a block may use on %s (%zu opt-in limit - "
           "%u of the kernel's own); ask for large scratch at level 1",
-          kname, tot[0], tp[0], p->scratch_per_thread[0], limit0,
-          s->info.name, optin, e->fstatic);
+          kname, tot[0], tp[0], p->scratch_per_thread[0], limit0, s->info.name,
+          optin, e->fstatic);
     }
     ts = best;
     bps = best_bps;
@@ -854,6 +866,9 @@ static int team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
       s->scratch1 = 0;
       s->scratch1_size = 0;
       for (kc_index g = grid; g >= 1; g /= 2) {
+        /* Sizes whose product or rounding overflows are not tried. */
+        if (tot[1] > (SIZE_MAX - ((size_t)1 << 20)) / (size_t)g)
+          continue;
         size_t want = ALIGN_UP((size_t)g * tot[1], (size_t)1 << 20);
         CUdeviceptr d;
         if (cu->cuMemAlloc(&d, want) == CUDA_SUCCESS) {
@@ -975,7 +990,13 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
     *a = K->proto;
     a->begin = begin;
     a->end = end;
-    kc_index g = (n + e->block - 1) / e->block;
+    if (end > INT64_MAX - KC_CUDA_INDEX_SLACK)
+      return kc_backend_error(KC_ERANGE,
+                              "cuda: kernel '%s': the range ends at %lld; "
+                              "the CUDA backend takes 1-D ranges ending at "
+                              "most INT64_MAX - 2^44",
+                              k->name, (long long)end);
+    kc_index g = cdiv(n, e->block);
     if (g > (kc_index)e->max_grid)
       g = e->max_grid;
     if (g < 1)
@@ -1028,7 +1049,7 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
   if (K->ordered || k->kind == KC_KERNEL_SCAN) {
     /* Contiguous runs of indices (tiles, league ranks) per block. */
     const kc_index units = a->end - a->begin;
-    a->chunk = (units + grid - 1) / grid;
+    a->chunk = cdiv(units, grid);
     if (a->chunk < 1)
       a->chunk = 1;
     if (!md && !team) {
@@ -1038,9 +1059,9 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
        * elements of 2 bytes or more, when the range begins at 0.  The
        * rounding may leave blocks with nothing to do: fewer are launched
        * (both scan passes use this grid). */
-      a->chunk = (a->chunk + 63) / 64 * 64;
+      a->chunk = cdiv(a->chunk, 64) * 64;
     }
-    kc_index g = (units + a->chunk - 1) / a->chunk;
+    kc_index g = cdiv(units, a->chunk);
     grid = g < 1 ? 1 : (unsigned)g;
   }
   if (k->kind == KC_KERNEL_SCAN) {
