@@ -96,6 +96,8 @@ module kc
   integer(c_int), parameter, public :: KC_SCHEDULE_STATIC = 0
   integer(c_int), parameter, public :: KC_SCHEDULE_DYNAMIC = 1
   integer(c_int), parameter, public :: KC_SCRATCH_ALIGN = 16
+  !> Largest value (bytes) of a custom reducer.
+  integer(c_size_t), parameter, public :: KC_REDUCER_SIZE_MAX = 65536
 
   ! ---------------------------------------------------------- kernels
   integer(c_int), parameter, public :: KC_KERNEL_FOR = 1

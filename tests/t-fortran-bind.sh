@@ -77,7 +77,7 @@ test "$nc" -ge 40 || { echo "FAIL: only $nc constants found in kc.h"; fail=1; }
   echo '#include <kc/kc.h>'
   echo 'int main(void) {'
   while read -r c; do
-    echo "  printf(\"%s %lld\\n\", \"$c\", (long long)($c));"
+    printf '%s\n' "  printf(\"%s %lld\\n\", \"$c\", (long long)($c));"
   done <"$dir/constants"
   echo '  return 0;'
   echo '}'
@@ -135,9 +135,9 @@ test "$ns" -ge 8 || { echo "FAIL: only $ns structs found in kc.h"; fail=1; }
   echo 'int main(void) {'
   while read -r s f; do
     if test -z "$f"; then
-      echo "  printf(\"%s size %zu\\n\", \"$s\", sizeof($s));"
+      printf '%s\n' "  printf(\"%s size %zu\\n\", \"$s\", sizeof($s));"
     else
-      echo "  printf(\"%s %s %zu %zu\\n\", \"$s\", \"$f\", offsetof($s, $f),"
+      printf '%s\n' "  printf(\"%s %s %zu %zu\\n\", \"$s\", \"$f\", offsetof($s, $f),"
       echo "         sizeof((($s *)0)->$f));"
     fi
   done <"$dir/fields"
