@@ -47,7 +47,13 @@ def main():
                 k(length, f)
             kc.fence()
             py2_ns = (time.perf_counter() - t0) * 1e9 / n
-            rows.append((c_ns, py_ns, py2_ns))
+            launch = k.bind(p, f)
+            t0 = time.perf_counter()
+            for _ in range(n):
+                launch()
+            kc.fence()
+            py3_ns = (time.perf_counter() - t0) * 1e9 / n
+            rows.append((c_ns, py_ns, py2_ns, py3_ns))
         med = [sorted(col)[len(col) // 2] for col in zip(*rows)]
         print("backend %s, %d launches of an empty kernel over [0, %d), "
               "median of 5" % (kc.backend(), n, length))
@@ -59,6 +65,8 @@ def main():
                                        med[1] / 1e3, (med[1] - med[0]) / 1e3))
         print("%-40s %10.2f %12.2f" % ("Python k(n, functor)",
                                        med[2] / 1e3, (med[2] - med[0]) / 1e3))
+        print("%-40s %10.2f %12.2f" % ("Python k.bind(policy, functor)()",
+                                       med[3] / 1e3, (med[3] - med[0]) / 1e3))
 
 
 if __name__ == "__main__":

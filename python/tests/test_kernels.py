@@ -171,3 +171,21 @@ def test_build_cache_and_errors(lib, tmp_path):
 def test_profiling_through_region(lib, session):
     with kc.region("py"):
         lib["pyk_empty"](10, kc.struct(Saxpy))
+
+
+def test_bind_prepared_launch(lib, session):
+    n = 100
+    x = np.arange(n, dtype=np.float32)
+    dx, dy = arr(x, session), arr(np.zeros(n, np.float32), session)
+    f = kc.struct(Saxpy, a=1.0, x=dx, y=dy)
+    launch = lib["pyk_saxpy"].bind(n, f)
+    launch()
+    f.a = 2.0  # read at each call
+    launch()
+    kc.fence()
+    assert np.array_equal(dy.to_host(), 3 * x)
+    with pytest.raises(kc.EINVAL):
+        lib["pyk_dot"].bind(n)
+    bad = lib["pyk_empty"].bind(kc.range(10, 5), kc.struct(Saxpy))
+    with pytest.raises(kc.ERANGE):
+        bad()
