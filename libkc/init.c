@@ -354,13 +354,15 @@ int kc_get_info(kc_info *out) {
   int rc = kc__enter("kc_get_info");
   if (rc < 0)
     return rc;
-  size_t want = out ? out->struct_size : 0;
   /* The caller's struct must be writable host memory of the size it says
-   * (it may live in a kc allocation). */
+   * (it may live in a kc allocation): struct_size first, then the rest. */
+  size_t want = 0;
   if (out && (rc = kc__out_check("kc_get_info", "out", out,
-                                 sizeof out->struct_size)) == 0)
+                                 sizeof out->struct_size)) == 0) {
+    want = out->struct_size;
     rc = kc__out_check("kc_get_info", "out", out,
                        want < sizeof(kc_info) ? want : sizeof(kc_info));
+  }
   if (rc < 0) {
     kc__leave();
     return rc;
