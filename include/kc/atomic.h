@@ -27,10 +27,66 @@
  * C++/CUDA.  `p` must then be exactly one of the six pointer types (an
  * int64_t * is not a long long * on LP64 systems).
  *
+ * Ordered forms, for every suffix (and without it, picked by the type of
+ * `p` as below), with a kc_memory_order `o`:
+ *
+ *   T kc_atomic_load_explicit_<s>(const T *p, o)
+ *   void kc_atomic_store_explicit_<s>(T *p, T v, o)
+ *   T kc_atomic_exchange_explicit_<s>(T *p, T v, o)
+ *   T kc_atomic_compare_exchange_explicit_<s>(T *p, T expected, T desired, o)
+ *   T kc_atomic_fetch_add_explicit_<s>(T *p, T v, o)   and fetch_sub,
+ *                                            fetch_min, fetch_max
+ *   void kc_atomic_thread_fence(kc_memory_order o)
+ *   void kc_memory_fence(void)               a seq_cst fence (as
+ *                                            Kokkos::memory_fence)
+ *
+ * KC_MEMORY_ORDER_RELAXED, _ACQUIRE, _RELEASE, _ACQ_REL, _SEQ_CST mean
+ * what C11's memory_order_* mean.  An order an operation cannot have is
+ * strengthened, never refused: a load with release or acq_rel is an
+ * acquire load, a store with acquire or acq_rel a release store; a
+ * compare-exchange that fails is a load of `o` without its release half
+ * (relaxed for release, acquire for acq_rel).  A fence with relaxed does
+ * nothing.  Pass a constant: the functions are always inlined and the
+ * order then costs nothing (a variable works, and unoptimised host builds
+ * may treat every order as seq_cst).
+ *
+ * The pattern they exist for: plain data handed between indices of one
+ * launch (a flag-based pipeline, a wavefront):
+ *
+ *   producer:  data[k] = x;  kc_atomic_store_explicit(&flag, 1, RELEASE);
+ *   consumer:  while (kc_atomic_load_explicit(&flag, ACQUIRE) == 0) {}
+ *              y = data[k];             (sees x)
+ *
+ * or the same with relaxed flag accesses after
+ * kc_atomic_thread_fence(RELEASE) / before kc_atomic_thread_fence(ACQUIRE).
+ * A waiting index must only wait for work that is certain to run: for a
+ * lower index on the host (every host backend starts a thread's indices
+ * in increasing order, and the serial backend runs them one after the
+ * other, so a wait for a higher index never ends there), and on a GPU for
+ * a thread that is resident at the same time (blocks are not all resident
+ * when the grid is larger than the device holds).  Bound such waits.
+ *
+ * Scope: on a GPU every ordered operation and fence is at device ("gpu")
+ * scope: it orders the accesses of every thread of the kernel (all blocks)
+ * in device memory, not accesses of the host or of other GPUs to managed
+ * or pinned memory while the kernel runs (the end of a launch, kc_fence(),
+ * orders those).  sm_70 and later: loads are ld.relaxed.gpu /
+ * ld.acquire.gpu (seq_cst: fence.sc.gpu first), stores st.relaxed.gpu /
+ * st.release.gpu (seq_cst: fence.sc.gpu, then st.relaxed.gpu),
+ * read-modify-writes the relaxed atomic between fence.acq_rel.gpu (release
+ * half before it, fence.sc.gpu for seq_cst; acquire half after it), fences
+ * fence.acq_rel.gpu or fence.sc.gpu.  Older GPUs: volatile accesses and
+ * __threadfence().  Host: the __atomic builtins with the matching order
+ * (__atomic_thread_fence for the fences).  ThreadSanitizer sees the
+ * ordered atomics' synchronisation but not standalone fences (gcc warns
+ * about them under -fsanitize=thread): fence-based hand-offs are reported
+ * as races there, order-based ones are not.
+ *
  * Semantics, identical on every backend: each operation is atomic with
- * respect to every other kc atomic on the same object, and relaxed: it
- * orders nothing else (the end of a launch, kc_fence() for asynchronous
- * ones, makes every effect visible to the host).  Unsigned arithmetic
+ * respect to every other kc atomic on the same object.  The forms without
+ * _explicit are relaxed: they order nothing else (the end of a launch,
+ * kc_fence() for asynchronous ones, makes every effect visible to the
+ * host).  Unsigned arithmetic
  * wraps; signed overflow wraps too (two's complement, as the hardware
  * does it).  Float min/max compare with `<`/`>`: a NaN argument is never
  * stored, and -0.0 and 0.0 count as equal (the old value stays).  The
