@@ -20,6 +20,7 @@ KC_KERNEL_DECLARE(kt_atomic_minmax);
 KC_KERNEL_DECLARE(kt_atomic_xchg);
 KC_KERNEL_DECLARE(kt_atomic_cas);
 KC_KERNEL_DECLARE(kt_atomic_store);
+KC_KERNEL_DECLARE(kt_atomic_ordered);
 
 enum { N = 200003, MAXBINS = 7 };
 
@@ -55,6 +56,19 @@ static void histograms(int64_t bins, kc_schedule s, kc_index chunk) {
   bins_get(&h);
   for (int64_t b = 0; b < bins; b++) {
     int64_t c = N / bins + (b < N % bins); /* indices in bin b */
+    KC_CHECK_EQ_INT(h.i32[b], c);
+    KC_CHECK_EQ_INT(h.i64[b], 2 * c);
+    KC_CHECK_EQ_UINT(h.u32[b], 3 * c);
+    KC_CHECK_EQ_UINT(h.u64[b], 4 * c);
+    KC_CHECK_EQ_DBL(h.f32[b], 0.5 * c, 0);
+    KC_CHECK_EQ_DBL(h.f64[b], 0.25 * c, 0);
+  }
+  /* The ordered forms give the same totals. */
+  KC_CHECK_OK(kc_memset(dbins, 0, sizeof h));
+  run(KC_TEST_KERNEL(kt_atomic_ordered), N, s, chunk);
+  bins_get(&h);
+  for (int64_t b = 0; b < bins; b++) {
+    int64_t c = N / bins + (b < N % bins);
     KC_CHECK_EQ_INT(h.i32[b], c);
     KC_CHECK_EQ_INT(h.i64[b], 2 * c);
     KC_CHECK_EQ_UINT(h.u32[b], 3 * c);
@@ -214,6 +228,46 @@ static void host_semantics(void) {
   KC_CHECK_EQ_DBL(kc_atomic_exchange(&x, 0.25f), 2.0, 0);
   KC_CHECK_EQ_DBL(kc_atomic_fetch_sub_f32(&x, 0.5f), 0.25, 0);
   KC_CHECK_EQ_DBL(x, -0.25, 0);
+
+  /* Every order, every ordered form: the same values as the relaxed ones
+   * (orders an operation cannot have are strengthened, not refused). */
+  for (int o = KC_MEMORY_ORDER_RELAXED; o <= KC_MEMORY_ORDER_SEQ_CST; o++) {
+    const kc_memory_order mo = (kc_memory_order)o;
+    int64_t a = 10;
+    KC_CHECK_EQ_INT(kc_atomic_fetch_add_explicit(&a, (int64_t)5, mo), 10);
+    KC_CHECK_EQ_INT(kc_atomic_fetch_sub_explicit_i64(&a, 3, mo), 15);
+    KC_CHECK_EQ_INT(kc_atomic_fetch_min_explicit(&a, (int64_t)20, mo), 12);
+    KC_CHECK_EQ_INT(kc_atomic_fetch_max_explicit(&a, (int64_t)20, mo), 12);
+    KC_CHECK_EQ_INT(kc_atomic_exchange_explicit(&a, (int64_t)-1, mo), 20);
+    KC_CHECK_EQ_INT(
+        kc_atomic_compare_exchange_explicit(&a, (int64_t)0, (int64_t)7, mo),
+        -1); /* fails */
+    KC_CHECK_EQ_INT(
+        kc_atomic_compare_exchange_explicit(&a, (int64_t)-1, (int64_t)7, mo),
+        -1); /* succeeds */
+    kc_atomic_store_explicit(&a, (int64_t)1 << 40, mo);
+    KC_CHECK_EQ_INT(kc_atomic_load_explicit(&a, mo), (int64_t)1 << 40);
+    uint32_t w = 0;
+    KC_CHECK_EQ_UINT(kc_atomic_fetch_sub_explicit(&w, 1u, mo), 0);
+    KC_CHECK_EQ_UINT(kc_atomic_load_explicit_u32(&w, mo), UINT32_MAX);
+    float g = 1.0f;
+    KC_CHECK_EQ_DBL(kc_atomic_fetch_min_explicit(&g, NAN, mo), 1.0, 0);
+    KC_CHECK_EQ_DBL(kc_atomic_fetch_add_explicit(&g, 0.5f, mo), 1.0, 0);
+    KC_CHECK_EQ_DBL(kc_atomic_compare_exchange_explicit_f32(&g, 1.5f, 2.f, mo),
+                    1.5, 0);
+    KC_CHECK_EQ_DBL(g, 2.0, 0);
+    double e = -0.0;
+    KC_CHECK_EQ_DBL(kc_atomic_fetch_max_explicit(&e, 0.0, mo), 0.0, 0);
+    KC_CHECK(signbit(e)); /* -0.0 stays: equal to 0.0 */
+    const int32_t ci = 3;
+    KC_CHECK_EQ_INT(kc_atomic_load_explicit(&ci, mo), 3);
+#if !KT_TSAN /* ThreadSanitizer does not model fences (gcc warns) */
+    kc_atomic_thread_fence(mo);
+#endif
+  }
+#if !KT_TSAN
+  kc_memory_fence();
+#endif
 }
 
 int main(void) {

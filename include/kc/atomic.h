@@ -27,10 +27,66 @@
  * C++/CUDA.  `p` must then be exactly one of the six pointer types (an
  * int64_t * is not a long long * on LP64 systems).
  *
+ * Ordered forms, for every suffix (and without it, picked by the type of
+ * `p` as below), with a kc_memory_order `o`:
+ *
+ *   T kc_atomic_load_explicit_<s>(const T *p, o)
+ *   void kc_atomic_store_explicit_<s>(T *p, T v, o)
+ *   T kc_atomic_exchange_explicit_<s>(T *p, T v, o)
+ *   T kc_atomic_compare_exchange_explicit_<s>(T *p, T expected, T desired, o)
+ *   T kc_atomic_fetch_add_explicit_<s>(T *p, T v, o)   and fetch_sub,
+ *                                            fetch_min, fetch_max
+ *   void kc_atomic_thread_fence(kc_memory_order o)
+ *   void kc_memory_fence(void)               a seq_cst fence (as
+ *                                            Kokkos::memory_fence)
+ *
+ * KC_MEMORY_ORDER_RELAXED, _ACQUIRE, _RELEASE, _ACQ_REL, _SEQ_CST mean
+ * what C11's memory_order_* mean.  An order an operation cannot have is
+ * strengthened, never refused: a load with release or acq_rel is an
+ * acquire load, a store with acquire or acq_rel a release store; a
+ * compare-exchange that fails is a load of `o` without its release half
+ * (relaxed for release, acquire for acq_rel).  A fence with relaxed does
+ * nothing.  Pass a constant: the functions are always inlined and the
+ * order then costs nothing (a variable works, and unoptimised host builds
+ * may treat every order as seq_cst).
+ *
+ * The pattern they exist for: plain data handed between indices of one
+ * launch (a flag-based pipeline, a wavefront):
+ *
+ *   producer:  data[k] = x;  kc_atomic_store_explicit(&flag, 1, RELEASE);
+ *   consumer:  while (kc_atomic_load_explicit(&flag, ACQUIRE) == 0) {}
+ *              y = data[k];             (sees x)
+ *
+ * or the same with relaxed flag accesses after
+ * kc_atomic_thread_fence(RELEASE) / before kc_atomic_thread_fence(ACQUIRE).
+ * A waiting index must only wait for work that is certain to run: for a
+ * lower index on the host (every host backend starts a thread's indices
+ * in increasing order, and the serial backend runs them one after the
+ * other, so a wait for a higher index never ends there), and on a GPU for
+ * a thread that is resident at the same time (blocks are not all resident
+ * when the grid is larger than the device holds).  Bound such waits.
+ *
+ * Scope: on a GPU every ordered operation and fence is at device ("gpu")
+ * scope: it orders the accesses of every thread of the kernel (all blocks)
+ * in device memory, not accesses of the host or of other GPUs to managed
+ * or pinned memory while the kernel runs (the end of a launch, kc_fence(),
+ * orders those).  sm_70 and later: loads are ld.relaxed.gpu /
+ * ld.acquire.gpu (seq_cst: fence.sc.gpu first), stores st.relaxed.gpu /
+ * st.release.gpu (seq_cst: fence.sc.gpu, then st.relaxed.gpu),
+ * read-modify-writes the relaxed atomic between fence.acq_rel.gpu (release
+ * half before it, fence.sc.gpu for seq_cst; acquire half after it), fences
+ * fence.acq_rel.gpu or fence.sc.gpu.  Older GPUs: volatile accesses and
+ * __threadfence().  Host: the __atomic builtins with the matching order
+ * (__atomic_thread_fence for the fences).  ThreadSanitizer sees the
+ * ordered atomics' synchronisation but not standalone fences (gcc warns
+ * about them under -fsanitize=thread): fence-based hand-offs are reported
+ * as races there, order-based ones are not.
+ *
  * Semantics, identical on every backend: each operation is atomic with
- * respect to every other kc atomic on the same object, and relaxed: it
- * orders nothing else (the end of a launch, kc_fence() for asynchronous
- * ones, makes every effect visible to the host).  Unsigned arithmetic
+ * respect to every other kc atomic on the same object.  The forms without
+ * _explicit are relaxed: they order nothing else (the end of a launch,
+ * kc_fence() for asynchronous ones, makes every effect visible to the
+ * host).  Unsigned arithmetic
  * wraps; signed overflow wraps too (two's complement, as the hardware
  * does it).  Float min/max compare with `<`/`>`: a NaN argument is never
  * stored, and -0.0 and 0.0 count as equal (the old value stays).  The
@@ -61,50 +117,112 @@
 #error "kc/atomic.h needs GCC-compatible __atomic builtins or CUDA"
 #endif
 
+/* The orders of the _explicit functions and of the fences, weakest first
+ * (C11's memory_order without consume). */
+typedef enum kc_memory_order {
+  KC_MEMORY_ORDER_RELAXED = 0,
+  KC_MEMORY_ORDER_ACQUIRE = 1,
+  KC_MEMORY_ORDER_RELEASE = 2,
+  KC_MEMORY_ORDER_ACQ_REL = 3,
+  KC_MEMORY_ORDER_SEQ_CST = 4
+} kc_memory_order;
+
 /* ------------------------------------------------------------ host side */
 
 #if !defined(__CUDA_ARCH__)
 
 #define KC__HOST_RELAXED __ATOMIC_RELAXED
 
+/* kc_memory_order to the builtins' orders.  Every helper below takes the
+ * order of its whole operation (mo) and, where it reads, the order of a
+ * read that stores nothing (lmo: a compare-and-swap that fails, the first
+ * load of a loop); the functions keep each pair one the builtins accept,
+ * strengthening an order an operation cannot have (a release load). */
+KC__ATOMIC_FN int kc__host_mo(kc_memory_order o) {
+  switch (o) {
+  case KC_MEMORY_ORDER_RELAXED:
+    return __ATOMIC_RELAXED;
+  case KC_MEMORY_ORDER_ACQUIRE:
+    return __ATOMIC_ACQUIRE;
+  case KC_MEMORY_ORDER_RELEASE:
+    return __ATOMIC_RELEASE;
+  case KC_MEMORY_ORDER_ACQ_REL:
+    return __ATOMIC_ACQ_REL;
+  default:
+    return __ATOMIC_SEQ_CST;
+  }
+}
+/* A read that stores nothing: release adds nothing to it. */
+KC__ATOMIC_FN int kc__host_fail_mo(kc_memory_order o) {
+  switch (o) {
+  case KC_MEMORY_ORDER_RELAXED:
+  case KC_MEMORY_ORDER_RELEASE:
+    return __ATOMIC_RELAXED;
+  case KC_MEMORY_ORDER_ACQUIRE:
+  case KC_MEMORY_ORDER_ACQ_REL:
+    return __ATOMIC_ACQUIRE;
+  default:
+    return __ATOMIC_SEQ_CST;
+  }
+}
+/* A plain load: release and acq_rel become acquire. */
+KC__ATOMIC_FN int kc__host_load_mo(kc_memory_order o) {
+  switch (o) {
+  case KC_MEMORY_ORDER_RELAXED:
+    return __ATOMIC_RELAXED;
+  case KC_MEMORY_ORDER_SEQ_CST:
+    return __ATOMIC_SEQ_CST;
+  default:
+    return __ATOMIC_ACQUIRE;
+  }
+}
+/* A plain store: acquire and acq_rel become release. */
+KC__ATOMIC_FN int kc__host_store_mo(kc_memory_order o) {
+  switch (o) {
+  case KC_MEMORY_ORDER_RELAXED:
+    return __ATOMIC_RELAXED;
+  case KC_MEMORY_ORDER_SEQ_CST:
+    return __ATOMIC_SEQ_CST;
+  default:
+    return __ATOMIC_RELEASE;
+  }
+}
+
 /* Integer types: fetch-add/sub/exchange/CAS are builtins; min/max are
  * compare-and-swap loops (gcc 12 has no __atomic_fetch_min). */
 #define KC__HOST_ATOMIC_INT(s, T)                                              \
-  KC__ATOMIC_FN T kc__host_fetch_add_##s(T *p, T v) {                          \
-    return __atomic_fetch_add(p, v, KC__HOST_RELAXED);                         \
+  KC__ATOMIC_FN T kc__host_fetch_add_##s(T *p, T v, int mo, int lmo) {         \
+    (void)lmo;                                                                 \
+    return __atomic_fetch_add(p, v, mo);                                       \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_fetch_sub_##s(T *p, T v) {                          \
-    return __atomic_fetch_sub(p, v, KC__HOST_RELAXED);                         \
+  KC__ATOMIC_FN T kc__host_fetch_sub_##s(T *p, T v, int mo, int lmo) {         \
+    (void)lmo;                                                                 \
+    return __atomic_fetch_sub(p, v, mo);                                       \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_fetch_min_##s(T *p, T v) {                          \
-    T old = __atomic_load_n(p, KC__HOST_RELAXED);                              \
-    while (v < old &&                                                          \
-           !__atomic_compare_exchange_n(p, &old, v, 1, KC__HOST_RELAXED,       \
-                                        KC__HOST_RELAXED)) {                   \
+  KC__ATOMIC_FN T kc__host_fetch_min_##s(T *p, T v, int mo, int lmo) {         \
+    T old = __atomic_load_n(p, lmo);                                           \
+    while (v < old && !__atomic_compare_exchange_n(p, &old, v, 1, mo, lmo)) {  \
     }                                                                          \
     return old;                                                                \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_fetch_max_##s(T *p, T v) {                          \
-    T old = __atomic_load_n(p, KC__HOST_RELAXED);                              \
-    while (v > old &&                                                          \
-           !__atomic_compare_exchange_n(p, &old, v, 1, KC__HOST_RELAXED,       \
-                                        KC__HOST_RELAXED)) {                   \
+  KC__ATOMIC_FN T kc__host_fetch_max_##s(T *p, T v, int mo, int lmo) {         \
+    T old = __atomic_load_n(p, lmo);                                           \
+    while (v > old && !__atomic_compare_exchange_n(p, &old, v, 1, mo, lmo)) {  \
     }                                                                          \
     return old;                                                                \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_exchange_##s(T *p, T v) {                           \
-    return __atomic_exchange_n(p, v, KC__HOST_RELAXED);                        \
+  KC__ATOMIC_FN T kc__host_exchange_##s(T *p, T v, int mo) {                   \
+    return __atomic_exchange_n(p, v, mo);                                      \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_cas_##s(T *p, T e, T d) {                           \
-    __atomic_compare_exchange_n(p, &e, d, 0, KC__HOST_RELAXED,                 \
-                                KC__HOST_RELAXED);                             \
+  KC__ATOMIC_FN T kc__host_cas_##s(T *p, T e, T d, int mo, int lmo) {          \
+    __atomic_compare_exchange_n(p, &e, d, 0, mo, lmo);                         \
     return e;                                                                  \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_load_##s(const T *p) {                              \
-    return __atomic_load_n(p, KC__HOST_RELAXED);                               \
+  KC__ATOMIC_FN T kc__host_load_##s(const T *p, int mo) {                      \
+    return __atomic_load_n(p, mo);                                             \
   }                                                                            \
-  KC__ATOMIC_FN void kc__host_store_##s(T *p, T v) {                           \
-    __atomic_store_n(p, v, KC__HOST_RELAXED);                                  \
+  KC__ATOMIC_FN void kc__host_store_##s(T *p, T v, int mo) {                   \
+    __atomic_store_n(p, v, mo);                                                \
   }
 
 KC__HOST_ATOMIC_INT(i32, int32_t)
@@ -116,9 +234,9 @@ KC__HOST_ATOMIC_INT(u64, uint64_t)
  * a compare-and-swap loop for every read-modify-write.  `OP(old, v)` gives
  * the new value; `SKIP(old, v)` says no store is needed (min/max). */
 #define KC__HOST_FLOAT_RMW(s, T, U, name, NEWV, SKIP)                          \
-  KC__ATOMIC_FN T kc__host_fetch_##name##_##s(T *p, T v) {                     \
+  KC__ATOMIC_FN T kc__host_fetch_##name##_##s(T *p, T v, int mo, int lmo) {    \
     U *u = (U *)(void *)p;                                                     \
-    U ob = __atomic_load_n(u, KC__HOST_RELAXED), nb;                           \
+    U ob = __atomic_load_n(u, lmo), nb;                                        \
     T old, nv;                                                                 \
     do {                                                                       \
       memcpy(&old, &ob, sizeof old);                                           \
@@ -126,8 +244,7 @@ KC__HOST_ATOMIC_INT(u64, uint64_t)
         break;                                                                 \
       nv = NEWV(old, v);                                                       \
       memcpy(&nb, &nv, sizeof nb);                                             \
-    } while (!__atomic_compare_exchange_n(u, &ob, nb, 1, KC__HOST_RELAXED,     \
-                                          KC__HOST_RELAXED));                  \
+    } while (!__atomic_compare_exchange_n(u, &ob, nb, 1, mo, lmo));            \
     return old;                                                                \
   }
 #define KC__F_ADD(o, v) ((o) + (v))
@@ -142,34 +259,33 @@ KC__HOST_ATOMIC_INT(u64, uint64_t)
   KC__HOST_FLOAT_RMW(s, T, U, sub, KC__F_SUB, KC__F_NEVER)                     \
   KC__HOST_FLOAT_RMW(s, T, U, min, KC__F_PICK, KC__F_NOT_LESS)                 \
   KC__HOST_FLOAT_RMW(s, T, U, max, KC__F_PICK, KC__F_NOT_GREATER)              \
-  KC__ATOMIC_FN T kc__host_exchange_##s(T *p, T v) {                           \
+  KC__ATOMIC_FN T kc__host_exchange_##s(T *p, T v, int mo) {                   \
     U nb, ob;                                                                  \
     T old;                                                                     \
     memcpy(&nb, &v, sizeof nb);                                                \
-    ob = __atomic_exchange_n((U *)(void *)p, nb, KC__HOST_RELAXED);            \
+    ob = __atomic_exchange_n((U *)(void *)p, nb, mo);                          \
     memcpy(&old, &ob, sizeof old);                                             \
     return old;                                                                \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_cas_##s(T *p, T e, T d) {                           \
+  KC__ATOMIC_FN T kc__host_cas_##s(T *p, T e, T d, int mo, int lmo) {          \
     U eb, db;                                                                  \
     T old;                                                                     \
     memcpy(&eb, &e, sizeof eb);                                                \
     memcpy(&db, &d, sizeof db);                                                \
-    __atomic_compare_exchange_n((U *)(void *)p, &eb, db, 0, KC__HOST_RELAXED,  \
-                                KC__HOST_RELAXED);                             \
+    __atomic_compare_exchange_n((U *)(void *)p, &eb, db, 0, mo, lmo);          \
     memcpy(&old, &eb, sizeof old);                                             \
     return old;                                                                \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_load_##s(const T *p) {                              \
-    U b = __atomic_load_n((const U *)(const void *)p, KC__HOST_RELAXED);       \
+  KC__ATOMIC_FN T kc__host_load_##s(const T *p, int mo) {                      \
+    U b = __atomic_load_n((const U *)(const void *)p, mo);                     \
     T v;                                                                       \
     memcpy(&v, &b, sizeof v);                                                  \
     return v;                                                                  \
   }                                                                            \
-  KC__ATOMIC_FN void kc__host_store_##s(T *p, T v) {                           \
+  KC__ATOMIC_FN void kc__host_store_##s(T *p, T v, int mo) {                   \
     U b;                                                                       \
     memcpy(&b, &v, sizeof b);                                                  \
-    __atomic_store_n((U *)(void *)p, b, KC__HOST_RELAXED);                     \
+    __atomic_store_n((U *)(void *)p, b, mo);                                   \
   }
 
 KC__HOST_ATOMIC_FLOAT(f32, float, uint32_t)
@@ -283,6 +399,108 @@ struct kc__dev_op_max {
   }
 };
 
+/* Ordered accesses at device ("gpu") scope.  sm_70 and later have the
+ * PTX memory model's ld.acquire, st.release and fences; older GPUs get
+ * the same guarantees from volatile accesses and membar.gl
+ * (__threadfence), as libcu++ does.  An order an operation cannot have is
+ * strengthened: a release load is an acquire load, an acquire store a
+ * release store. */
+__device__ __forceinline__ void kc__dev_fence(kc_memory_order o) {
+#if __CUDA_ARCH__ >= 700
+  if (o == KC_MEMORY_ORDER_SEQ_CST)
+    asm volatile("fence.sc.gpu;" ::: "memory");
+  else if (o != KC_MEMORY_ORDER_RELAXED)
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#else
+  if (o != KC_MEMORY_ORDER_RELAXED)
+    __threadfence();
+#endif
+}
+/* Around a read-modify-write (its relaxed form): the release half before
+ * it, the acquire half after it -- the PTX memory model's release and
+ * acquire patterns (a fence, then a strong write; a strong read, then a
+ * fence). */
+__device__ __forceinline__ void kc__dev_rmw_before(kc_memory_order o) {
+  if (o == KC_MEMORY_ORDER_RELEASE || o == KC_MEMORY_ORDER_ACQ_REL ||
+      o == KC_MEMORY_ORDER_SEQ_CST)
+    kc__dev_fence(o);
+}
+__device__ __forceinline__ void kc__dev_rmw_after(kc_memory_order o) {
+  if (o == KC_MEMORY_ORDER_ACQUIRE || o == KC_MEMORY_ORDER_ACQ_REL ||
+      o == KC_MEMORY_ORDER_SEQ_CST)
+    kc__dev_fence(KC_MEMORY_ORDER_ACQ_REL);
+}
+template <class T>
+__device__ __forceinline__ T kc__dev_rmw_keep(T r, kc_memory_order o) {
+  kc__dev_rmw_after(o);
+  return r;
+}
+
+#if __CUDA_ARCH__ >= 700
+#define KC__DEV_LD(W, R, B)                                                    \
+  __device__ __forceinline__ W kc__dev_ld(const W *p, kc_memory_order o) {     \
+    W v;                                                                       \
+    if (o == KC_MEMORY_ORDER_RELAXED) {                                        \
+      asm volatile("ld.relaxed.gpu.b" B " %0, [%1];"                           \
+                   : "=" R(v)                                                  \
+                   : "l"(p)                                                    \
+                   : "memory");                                                \
+      return v;                                                                \
+    }                                                                          \
+    if (o == KC_MEMORY_ORDER_SEQ_CST)                                          \
+      asm volatile("fence.sc.gpu;" ::: "memory");                              \
+    asm volatile("ld.acquire.gpu.b" B " %0, [%1];"                             \
+                 : "=" R(v)                                                    \
+                 : "l"(p)                                                      \
+                 : "memory");                                                  \
+    return v;                                                                  \
+  }                                                                            \
+  __device__ __forceinline__ void kc__dev_st(W *p, W v, kc_memory_order o) {   \
+    if (o == KC_MEMORY_ORDER_SEQ_CST)                                          \
+      asm volatile("fence.sc.gpu;" ::: "memory");                              \
+    if (o == KC_MEMORY_ORDER_RELAXED || o == KC_MEMORY_ORDER_SEQ_CST)          \
+      asm volatile("st.relaxed.gpu.b" B " [%0], %1;" ::"l"(p), R(v)            \
+                   : "memory");                                                \
+    else                                                                       \
+      asm volatile("st.release.gpu.b" B " [%0], %1;" ::"l"(p), R(v)            \
+                   : "memory");                                                \
+  }
+#else
+#define KC__DEV_LD(W, R, B)                                                    \
+  __device__ __forceinline__ W kc__dev_ld(const W *p, kc_memory_order o) {     \
+    if (o == KC_MEMORY_ORDER_SEQ_CST)                                          \
+      __threadfence();                                                         \
+    W v = *(const volatile W *)p;                                              \
+    if (o != KC_MEMORY_ORDER_RELAXED)                                          \
+      __threadfence();                                                         \
+    return v;                                                                  \
+  }                                                                            \
+  __device__ __forceinline__ void kc__dev_st(W *p, W v, kc_memory_order o) {   \
+    if (o != KC_MEMORY_ORDER_RELAXED)                                          \
+      __threadfence();                                                         \
+    *(volatile W *)p = v;                                                      \
+  }
+#endif
+KC__DEV_LD(unsigned int, "r", "32")
+KC__DEV_LD(unsigned long long, "l", "64")
+
+/* Ordered loads and stores of each type, through its bits. */
+#define KC__DEV_ORDERED_LS(T, U, FROM)                                         \
+  __device__ __forceinline__ T kc__dev_load_explicit(const T *p,               \
+                                                     kc_memory_order o) {      \
+    return FROM(kc__dev_ld((const U *)(const void *)p, o));                    \
+  }                                                                            \
+  __device__ __forceinline__ void kc__dev_store_explicit(T *p, T v,            \
+                                                         kc_memory_order o) {  \
+    kc__dev_st((U *)(void *)p, (U)kc__dev_bits(v), o);                         \
+  }
+KC__DEV_ORDERED_LS(int32_t, unsigned int, kc__dev_from<int32_t>)
+KC__DEV_ORDERED_LS(uint32_t, unsigned int, kc__dev_from<uint32_t>)
+KC__DEV_ORDERED_LS(float, unsigned int, kc__dev_from<float>)
+KC__DEV_ORDERED_LS(int64_t, unsigned long long, kc__dev_from64<int64_t>)
+KC__DEV_ORDERED_LS(uint64_t, unsigned long long, kc__dev_from64<uint64_t>)
+KC__DEV_ORDERED_LS(double, unsigned long long, kc__dev_from64<double>)
+
 #endif /* __CUDA_ARCH__ */
 
 /* ------------------------------------------------------ the public names */
@@ -371,34 +589,41 @@ struct kc__dev_op_max {
 /* The public functions of one type. */
 #define KC__ATOMIC_API(s, S, T)                                                \
   KC__ATOMIC_FN T kc_atomic_fetch_add_##s(T *p, T v) {                         \
-    return KC__ATOMIC_PICK(kc__host_fetch_add_##s(p, v),                       \
-                           KC__DEV_##S##_ADD(p, v));                           \
+    return KC__ATOMIC_PICK(                                                    \
+        kc__host_fetch_add_##s(p, v, KC__HOST_RELAXED, KC__HOST_RELAXED),      \
+        KC__DEV_##S##_ADD(p, v));                                              \
   }                                                                            \
   KC__ATOMIC_FN T kc_atomic_fetch_sub_##s(T *p, T v) {                         \
-    return KC__ATOMIC_PICK(kc__host_fetch_sub_##s(p, v),                       \
-                           KC__DEV_##S##_SUB(p, v));                           \
+    return KC__ATOMIC_PICK(                                                    \
+        kc__host_fetch_sub_##s(p, v, KC__HOST_RELAXED, KC__HOST_RELAXED),      \
+        KC__DEV_##S##_SUB(p, v));                                              \
   }                                                                            \
   KC__ATOMIC_FN T kc_atomic_fetch_min_##s(T *p, T v) {                         \
-    return KC__ATOMIC_PICK(kc__host_fetch_min_##s(p, v),                       \
-                           KC__DEV_##S##_MIN(p, v));                           \
+    return KC__ATOMIC_PICK(                                                    \
+        kc__host_fetch_min_##s(p, v, KC__HOST_RELAXED, KC__HOST_RELAXED),      \
+        KC__DEV_##S##_MIN(p, v));                                              \
   }                                                                            \
   KC__ATOMIC_FN T kc_atomic_fetch_max_##s(T *p, T v) {                         \
-    return KC__ATOMIC_PICK(kc__host_fetch_max_##s(p, v),                       \
-                           KC__DEV_##S##_MAX(p, v));                           \
+    return KC__ATOMIC_PICK(                                                    \
+        kc__host_fetch_max_##s(p, v, KC__HOST_RELAXED, KC__HOST_RELAXED),      \
+        KC__DEV_##S##_MAX(p, v));                                              \
   }                                                                            \
   KC__ATOMIC_FN T kc_atomic_exchange_##s(T *p, T v) {                          \
-    return KC__ATOMIC_PICK(kc__host_exchange_##s(p, v),                        \
+    return KC__ATOMIC_PICK(kc__host_exchange_##s(p, v, KC__HOST_RELAXED),      \
                            KC__DEV_##S##_XCHG(p, v));                          \
   }                                                                            \
   KC__ATOMIC_FN T kc_atomic_compare_exchange_##s(T *p, T e, T d) {             \
-    return KC__ATOMIC_PICK(kc__host_cas_##s(p, e, d),                          \
-                           KC__DEV_##S##_CAS(p, e, d));                        \
+    return KC__ATOMIC_PICK(                                                    \
+        kc__host_cas_##s(p, e, d, KC__HOST_RELAXED, KC__HOST_RELAXED),         \
+        KC__DEV_##S##_CAS(p, e, d));                                           \
   }                                                                            \
   KC__ATOMIC_FN T kc_atomic_load_##s(const T *p) {                             \
-    return KC__ATOMIC_PICK(kc__host_load_##s(p), KC__DEV_LOAD(p));             \
+    return KC__ATOMIC_PICK(kc__host_load_##s(p, KC__HOST_RELAXED),             \
+                           KC__DEV_LOAD(p));                                   \
   }                                                                            \
   KC__ATOMIC_FN void kc_atomic_store_##s(T *p, T v) {                          \
-    KC__ATOMIC_PICK(kc__host_store_##s(p, v), (void)KC__DEV_##S##_XCHG(p, v)); \
+    KC__ATOMIC_PICK(kc__host_store_##s(p, v, KC__HOST_RELAXED),                \
+                    (void)KC__DEV_##S##_XCHG(p, v));                           \
   }                                                                            \
   KC__ATOMIC_FN void kc_atomic_add_##s(T *p, T v) {                            \
     (void)kc_atomic_fetch_add_##s(p, v);                                       \
@@ -419,6 +644,66 @@ KC__ATOMIC_API(u32, U32, uint32_t)
 KC__ATOMIC_API(u64, U64, uint64_t)
 KC__ATOMIC_API(f32, F32, float)
 KC__ATOMIC_API(f64, F64, double)
+
+/* The ordered (_explicit) functions of one type.  Host: the builtins
+ * with the orders kc__host_*_mo give.  Device: ordered loads and stores,
+ * and the relaxed read-modify-write between the halves of its order. */
+#if defined(__CUDA_ARCH__)
+#define KC__ORDERED_RMW(o, expr)                                               \
+  (kc__dev_rmw_before(o), kc__dev_rmw_keep((expr), (o)))
+#else
+#define KC__ORDERED_RMW(o, expr) expr
+#endif
+#define KC__ORDERED_FETCH(s, S, T, name, NAME)                                 \
+  KC__ATOMIC_FN T kc_atomic_fetch_##name##_explicit_##s(T *p, T v,             \
+                                                        kc_memory_order o) {   \
+    return KC__ORDERED_RMW(                                                    \
+        o, KC__ATOMIC_PICK(kc__host_fetch_##name##_##s(p, v, kc__host_mo(o),   \
+                                                       kc__host_fail_mo(o)),   \
+                           KC__DEV_##S##_##NAME(p, v)));                       \
+  }
+#define KC__ORDERED_API(s, S, T)                                               \
+  KC__ORDERED_FETCH(s, S, T, add, ADD)                                         \
+  KC__ORDERED_FETCH(s, S, T, sub, SUB)                                         \
+  KC__ORDERED_FETCH(s, S, T, min, MIN)                                         \
+  KC__ORDERED_FETCH(s, S, T, max, MAX)                                         \
+  KC__ATOMIC_FN T kc_atomic_exchange_explicit_##s(T *p, T v,                   \
+                                                  kc_memory_order o) {         \
+    return KC__ORDERED_RMW(                                                    \
+        o, KC__ATOMIC_PICK(kc__host_exchange_##s(p, v, kc__host_mo(o)),        \
+                           KC__DEV_##S##_XCHG(p, v)));                         \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_compare_exchange_explicit_##s(T *p, T e, T d,      \
+                                                          kc_memory_order o) { \
+    return KC__ORDERED_RMW(                                                    \
+        o, KC__ATOMIC_PICK(                                                    \
+               kc__host_cas_##s(p, e, d, kc__host_mo(o), kc__host_fail_mo(o)), \
+               KC__DEV_##S##_CAS(p, e, d)));                                   \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_load_explicit_##s(const T *p, kc_memory_order o) { \
+    return KC__ATOMIC_PICK(kc__host_load_##s(p, kc__host_load_mo(o)),          \
+                           kc__dev_load_explicit(p, o));                       \
+  }                                                                            \
+  KC__ATOMIC_FN void kc_atomic_store_explicit_##s(T *p, T v,                   \
+                                                  kc_memory_order o) {         \
+    KC__ATOMIC_PICK(kc__host_store_##s(p, v, kc__host_store_mo(o)),            \
+                    kc__dev_store_explicit(p, v, o));                          \
+  }
+
+KC__ORDERED_API(i32, I32, int32_t)
+KC__ORDERED_API(i64, I64, int64_t)
+KC__ORDERED_API(u32, U32, uint32_t)
+KC__ORDERED_API(u64, U64, uint64_t)
+KC__ORDERED_API(f32, F32, float)
+KC__ORDERED_API(f64, F64, double)
+
+/* Fences. */
+KC__ATOMIC_FN void kc_atomic_thread_fence(kc_memory_order o) {
+  KC__ATOMIC_PICK(__atomic_thread_fence(kc__host_mo(o)), kc__dev_fence(o));
+}
+KC__ATOMIC_FN void kc_memory_fence(void) {
+  kc_atomic_thread_fence(KC_MEMORY_ORDER_SEQ_CST);
+}
 
 /* Type-generic names. */
 #if defined(__cplusplus)
@@ -446,7 +731,32 @@ KC__ATOMIC_API(f64, F64, double)
     return kc_atomic_compare_exchange_##s(p, e, d);                            \
   }                                                                            \
   KC__ATOMIC_FN T kc_atomic_load(const T *p) { return kc_atomic_load_##s(p); } \
-  KC__ATOMIC_FN void kc_atomic_store(T *p, T v) { kc_atomic_store_##s(p, v); }
+  KC__ATOMIC_FN void kc_atomic_store(T *p, T v) { kc_atomic_store_##s(p, v); } \
+  KC__ATOMIC_FN T kc_atomic_fetch_add_explicit(T *p, T v, kc_memory_order o) { \
+    return kc_atomic_fetch_add_explicit_##s(p, v, o);                          \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_fetch_sub_explicit(T *p, T v, kc_memory_order o) { \
+    return kc_atomic_fetch_sub_explicit_##s(p, v, o);                          \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_fetch_min_explicit(T *p, T v, kc_memory_order o) { \
+    return kc_atomic_fetch_min_explicit_##s(p, v, o);                          \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_fetch_max_explicit(T *p, T v, kc_memory_order o) { \
+    return kc_atomic_fetch_max_explicit_##s(p, v, o);                          \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_exchange_explicit(T *p, T v, kc_memory_order o) {  \
+    return kc_atomic_exchange_explicit_##s(p, v, o);                           \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_compare_exchange_explicit(T *p, T e, T d,          \
+                                                      kc_memory_order o) {     \
+    return kc_atomic_compare_exchange_explicit_##s(p, e, d, o);                \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_load_explicit(const T *p, kc_memory_order o) {     \
+    return kc_atomic_load_explicit_##s(p, o);                                  \
+  }                                                                            \
+  KC__ATOMIC_FN void kc_atomic_store_explicit(T *p, T v, kc_memory_order o) {  \
+    kc_atomic_store_explicit_##s(p, v, o);                                     \
+  }
 KC__ATOMIC_OVERLOADS(i32, int32_t)
 KC__ATOMIC_OVERLOADS(i64, int64_t)
 KC__ATOMIC_OVERLOADS(u32, uint32_t)
@@ -487,6 +797,22 @@ KC__ATOMIC_OVERLOADS(f64, double)
   KC__ATOMIC_GENERIC(compare_exchange, p)(p, e, d)
 #define kc_atomic_load(p) KC__ATOMIC_GENERIC_CONST(load, p)(p)
 #define kc_atomic_store(p, v) KC__ATOMIC_GENERIC(store, p)(p, v)
+#define kc_atomic_fetch_add_explicit(p, v, o)                                  \
+  KC__ATOMIC_GENERIC(fetch_add_explicit, p)(p, v, o)
+#define kc_atomic_fetch_sub_explicit(p, v, o)                                  \
+  KC__ATOMIC_GENERIC(fetch_sub_explicit, p)(p, v, o)
+#define kc_atomic_fetch_min_explicit(p, v, o)                                  \
+  KC__ATOMIC_GENERIC(fetch_min_explicit, p)(p, v, o)
+#define kc_atomic_fetch_max_explicit(p, v, o)                                  \
+  KC__ATOMIC_GENERIC(fetch_max_explicit, p)(p, v, o)
+#define kc_atomic_exchange_explicit(p, v, o)                                   \
+  KC__ATOMIC_GENERIC(exchange_explicit, p)(p, v, o)
+#define kc_atomic_compare_exchange_explicit(p, e, d, o)                        \
+  KC__ATOMIC_GENERIC(compare_exchange_explicit, p)(p, e, d, o)
+#define kc_atomic_load_explicit(p, o)                                          \
+  KC__ATOMIC_GENERIC_CONST(load_explicit, p)(p, o)
+#define kc_atomic_store_explicit(p, v, o)                                      \
+  KC__ATOMIC_GENERIC(store_explicit, p)(p, v, o)
 #endif
 
 #endif /* KC_ATOMIC_H */

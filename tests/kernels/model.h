@@ -1,7 +1,8 @@
 /* Functors of the multi-dimensional, team, atomic and chunk-buffer
- * conformance kernels (md.kc.c, team.kc.c, atomic.kc.c, chunk.kc.c) and of
- * the tests that launch them (t-md.c, t-team.c, t-atomic.c,
- * t-chunkbuf.c).  Plain C structs: valid C and CUDA C++. */
+ * conformance kernels (md.kc.c, team.kc.c, atomic.kc.c, memorder.kc.c,
+ * chunk.kc.c) and of the tests that launch them (t-md.c, t-team.c,
+ * t-atomic.c, t-atomic-order.c, t-chunkbuf.c).  Plain C structs: valid C and
+ * CUDA C++. */
 #ifndef KC_TEST_MODEL_H
 #define KC_TEST_MODEL_H
 
@@ -70,6 +71,53 @@ typedef struct kt_atomic {
   int64_t *xchg;     /* one cell every index exchanges into */
   int64_t *xold;     /* the value each index got back */
 } kt_atomic;
+
+/* ------------------------------------------------------ memory orders */
+
+/* How the ordering kernels (memorder.kc.c, t-atomic-order.c) publish and
+ * wait: the flag's own order, fences around relaxed flag accesses, or
+ * nothing (relaxed: racy on purpose, run only under ThreadSanitizer). */
+enum {
+  KT_ORDER_ACQREL,  /* release store / acquire load */
+  KT_ORDER_SEQCST,  /* seq_cst store and load */
+  KT_ORDER_RMW,     /* exchange / fetch_add release, compare-exchange or
+                       fetch_add acquire */
+  KT_ORDER_FENCE,   /* release fence + relaxed store, relaxed load +
+                       acquire fence */
+  KT_ORDER_SCFENCE, /* kc_memory_fence() on both sides */
+  KT_ORDER_RELAXED, /* relaxed flag, no fence */
+  KT_ORDER_MODES
+};
+
+/* Message passing between two indices (kt_order_mp) and a wavefront of
+ * stages (kt_order_wave).  Plain (non-atomic) data, ordered flags. */
+typedef struct kt_order {
+  int64_t *data;    /* mp: the message (words); wave: stages x width */
+  int64_t *flag;    /* mp: [0] rounds sent, [1] rounds read; wave: one
+                       counter per stage */
+  int64_t *err;     /* [0] wrong values read, [1] waits that gave up */
+  int64_t words;    /* mp: the message's length */
+  int64_t rounds;   /* mp: messages sent */
+  int64_t producer; /* mp: the index that writes */
+  int64_t consumer; /* mp: the index that reads */
+  int64_t width;    /* wave: indices per stage */
+  int64_t spin;     /* polls of one wait before it gives up */
+  int32_t mode;     /* KT_ORDER_* */
+  int32_t pad;
+} kt_order;
+
+/* A ThreadSanitizer build (which does not model fences: gcc warns about
+ * them under -fsanitize=thread, and fence-based hand-offs look racy). */
+#if defined(__SANITIZE_THREAD__)
+#define KT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define KT_TSAN 1
+#endif
+#endif
+#ifndef KT_TSAN
+#define KT_TSAN 0
+#endif
 
 /* -------------------------------------------------------- chunk buffers */
 
