@@ -24,7 +24,7 @@
  * engine, through kc_backend_kernel_enter) around kernel code on every
  * thread.  A marked thread that calls kc would wait for kc__rt.lock, which
  * its own slot holds, or for a launch that waits for it: every call that
- * could block fails with kc__nested() instead.  Profiling hooks (tools.h)
+ * could block fails with kc__nested() instead.  Profiling hooks (profiling.h)
  * are called with no kc lock held: tools may call kc_fence from them, but
  * not kc_init or kc_finalize (kc__self.calls).
  */
@@ -39,7 +39,7 @@
 
 #include <kc/backend.h>
 
-#include "tools.h"
+#include "profiling.h"
 
 #define KC__HIDDEN __attribute__((visibility("hidden")))
 #define kc__likely(x) __builtin_expect(!!(x), 1)
@@ -255,7 +255,7 @@ struct kc_kernel {
   /* libffi call interface of a CALL kernel, built once (ffi.c). */
   atomic_int ffi_ready;
   struct kc__ffi *ffi;
-  /* TEAM kinds: kc_kernel_set_team_scratch's function, or NULL (team.c). */
+  /* TEAM kinds: kc_kernel_set_team_scratch's function, or NULL (scratch.c). */
   _Atomic(kc_team_scratch_fn) team_scratch;
 };
 

@@ -1,6 +1,6 @@
 /* Conformance, hostile: many application threads launching, allocating,
  * initialising and finalising at once, with no profiling tool, with the
- * recording tool (tests/tools-record.c) and with two of them.  Each
+ * recording tool (tests/fixtures/tool-record.c) and with two of them.  Each
  * scenario runs in a process of its own with a time limit (kc-isolate.h);
  * .ci/run's tsan step runs it under ThreadSanitizer.
  *
@@ -22,7 +22,7 @@
 #include "kc-isolate.h"
 #include "kc-test.h"
 #include "kernels/functors.h"
-#include "tools-log.h"
+#include "profiling-log.h"
 
 KC_KERNEL_DECLARE(kt_count);
 

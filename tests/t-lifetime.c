@@ -4,7 +4,7 @@
  *
  *  - A profiling tool calls kc_init and kc_fence from kokkosp_init_library,
  *    kc_finalize from kokkosp_begin_parallel_for, kc_finalize and kc_fence
- *    from kokkosp_finalize_library (tests/tools-reenter.c): kc_init and
+ *    from kokkosp_finalize_library (tests/fixtures/tool-reenter.c): kc_init and
  *    kc_finalize are refused with KC_EINVAL (they would wait for the call
  *    they run in; before, kc_init deadlocked), the fences work.
  *  - exit() inside a kernel, on the launching thread and on a worker, with
@@ -28,7 +28,7 @@
 #include "kc-isolate.h"
 #include "kc-test.h"
 #include "kernels/functors.h"
-#include "tools-log.h"
+#include "profiling-log.h"
 
 KC_KERNEL_DECLARE(kt_count);
 

@@ -5,13 +5,13 @@
 # Needs a GNU Fortran compiler there: $FC if set, else gfortran, else
 # gfortran-<gcc's major version>, else the newest gfortran-NN on PATH.
 # Without one it says so and exits 77 (nothing run); the Fortran binding
-# needs nothing else beyond what tests/gpu-check.sh needs.
+# needs nothing else beyond what scripts/gpu-check.sh needs.
 #
-# Prepare here first (as for tests/gpu-check.sh):   sh tests/gpu-prepare.sh
+# Prepare here first (as for scripts/gpu-check.sh):   sh scripts/gpu-prepare.sh
 # then, with the device tool, from the repository root:
 #   run(command="bash examples/fortran/gpu-run.sh", carry=[".devcarry"])
 #
-# It builds with tests/gpu-check.sh's build step (FC passed through the
+# It builds with scripts/gpu-check.sh's build step (FC passed through the
 # environment to configure) into $KC_GPU_BUILD (default
 # /tmp/kc-gpu-fortran-build), then runs:
 #   - examples/fortran/saxpy and heat with KC_BACKEND=cuda, each beside its
@@ -55,7 +55,7 @@ fi
 echo "gpu-run.sh: Fortran compiler $fc ($("$fc" -dumpfullversion 2>/dev/null))"
 
 # --------------------------------------------------------------- build
-FC=$fc bash "$root/tests/gpu-check.sh" build || exit 1
+FC=$fc bash "$root/scripts/gpu-check.sh" build || exit 1
 if ! grep -q "^KC_FORTRAN='yes'" "$build/tests/fortran-test.env" 2>/dev/null; then
   make -C "$build/tests" fortran-test.env >/dev/null 2>&1
 fi

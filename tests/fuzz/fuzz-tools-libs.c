@@ -1,9 +1,9 @@
 /* libFuzzer target: the tool-list parser of KC_TOOLS_LIBS /
- * KOKKOS_TOOLS_LIBS / KOKKOS_PROFILE_LIBRARY (libkc/toolslist.c), called
+ * KOKKOS_TOOLS_LIBS / KOKKOS_PROFILE_LIBRARY (libkc/profiling-libs.c), called
  * directly.  The first byte picks the mode (bit 0: first_only, Kokkos'
  * rule); the rest, up to a NUL, is the variable's value, as getenv() would
  * give it.  Besides the sanitizers' findings, a result that breaks the
- * contract in tools.h traps: entries non-empty and free of ';', in order,
+ * contract in profiling.h traps: entries non-empty and free of ';', in order,
  * together exactly the value's non-';' bytes (all of them, or the first
  * run with first_only), the array NULL-terminated at *count. */
 #include <config.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools.h"
+#include "profiling.h"
 
 #define CHECK(c)                                                               \
   do {                                                                         \

@@ -2,7 +2,7 @@
  * distinct from host memory (the core's default memory still allocates
  * them all on the host), built under two names (DS_NAME): "hip", a
  * backend Kokkos has a device type for, and "devspaces", one it has not.
- * tools-spaces checks the memory space names the profiling tools get. */
+ * profiling-spaces checks the memory space names the profiling tools get. */
 #include "common.h"
 
 static int ds_info(void *state, kc_info *out) {

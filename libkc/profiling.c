@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "tools.h"
+#include "profiling.h"
 
 /* The interface version kc implements: that of Kokkos 4.5 and later
  * (KOKKOSP_INTERFACE_VERSION).  Tools compare it with their own. */
@@ -100,7 +100,7 @@ static const char *space_names[KC_SPACE_COUNT];
  * defines the callback asked for (or did not refuse) global fencing. */
 static bool fence_parallel[3], fence_region;
 
-/* Names an in-flight fence that tools.c itself requested, so that tools
+/* Names an in-flight fence that profiling.c itself requested, so that tools
  * see why kc fenced (Kokkos names its own the same way). */
 static _Thread_local const char *own_fence_name;
 

@@ -4,7 +4,7 @@
  * call site is guarded by `if (kc__unlikely(kc__tools_active))`, so with no
  * tool loaded the hooks cost one predictable branch.
  *
- * Rules for the call sites (tools.c relies on them):
+ * Rules for the call sites (profiling.c relies on them):
  *  - Call the hooks with no kc lock held (neither kc__rt.init_lock for the
  *    per-operation hooks nor kc__rt.lock).  A tool may call back into kc
  *    from a callback (the fence of Kokkos' tool programming interface), and
@@ -46,7 +46,7 @@ void kc__tools_finalize(void);
  * the first (Kokkos opens only that one and leaves the rest to it).
  * Returns a NULL-terminated array whose strings live in the same block
  * (one free() releases all) and sets *count, or returns NULL out of memory.
- * Pure: no kc state, no locks (toolslist.c). */
+ * Pure: no kc state, no locks (profiling-libs.c). */
 char **kc__tools_libs_parse(const char *list, int first_only, int *count);
 
 typedef enum kc__tools_parallel {

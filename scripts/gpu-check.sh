@@ -8,11 +8,11 @@
 # output folder; /tmp/kc-gpu-out elsewhere).
 #
 # Prepare here first (the GPU machine has no libtool, autoconf-archive or
-# libffi headers):   sh tests/gpu-prepare.sh
+# libffi headers):   sh scripts/gpu-prepare.sh
 # then, with the device tool, from the repository root:
-#   run(command="bash tests/gpu-check.sh", carry=[".devcarry"])
+#   run(command="bash scripts/gpu-check.sh", carry=[".devcarry"])
 #
-#   bash tests/gpu-check.sh [STEP...]
+#   bash scripts/gpu-check.sh [STEP...]
 # STEPs: build check modes bench memcheck racecheck examples (default: all,
 # in that order), and fullcheck (make check on every backend).  A later call on the same (warm) machine reuses the build
 # in $KC_GPU_BUILD (default /tmp/kc-gpu-build) and may name steps only.
@@ -60,7 +60,7 @@ echo "gpu-check: ${device:-no nvidia-smi}; steps: $steps; $(left) s budget"
 step_build() {
   local t0=$SECONDS log=$OUT/build.log
   if test ! -f "$carry/gen.tar"; then
-    row build "FAILED: $carry/gen.tar missing (run sh tests/gpu-prepare.sh)"
+    row build "FAILED: $carry/gen.tar missing (run sh scripts/gpu-prepare.sh)"
     return 1
   fi
   # The generated files, newer than their sources so make never tries to

@@ -2,9 +2,9 @@
 # gpu-session.sh — everything that needs the GPU machine, in two calls,
 # each ending with one short table:
 #
-#   sh tests/gpu-prepare.sh                      (here, first)
-#   run(command="bash tests/gpu-session.sh 1", carry=[".devcarry"])
-#   run(command="bash tests/gpu-session.sh 2", carry=[".devcarry"])
+#   sh scripts/gpu-prepare.sh                      (here, first)
+#   run(command="bash scripts/gpu-session.sh 1", carry=[".devcarry"])
+#   run(command="bash scripts/gpu-session.sh 2", carry=[".devcarry"])
 #
 # Part 1: build (with the Fortran binding when a gfortran-NN is there, the
 #   MPI examples when an MPI is), the CUDA half of make check, the tests
@@ -66,7 +66,7 @@ install_kc() {
 }
 
 part1() {
-  KC_GPU_DEADLINE=300 bash "$root/tests/gpu-check.sh" build check memcheck \
+  KC_GPU_DEADLINE=300 bash "$root/scripts/gpu-check.sh" build check memcheck \
     examples
   cp "$OUT/summary.txt" "$OUT/gpu-check-1.txt" 2>/dev/null
   built || return 1
@@ -104,10 +104,10 @@ part1() {
 
 part2() {
   if ! built; then
-    KC_GPU_DEADLINE=200 bash "$root/tests/gpu-check.sh" build || return 1
+    KC_GPU_DEADLINE=200 bash "$root/scripts/gpu-check.sh" build || return 1
     install_kc
   fi
-  KC_GPU_DEADLINE=200 bash "$root/tests/gpu-check.sh" racecheck
+  KC_GPU_DEADLINE=200 bash "$root/scripts/gpu-check.sh" racecheck
   cat "$OUT/summary.txt" >>"$table"
   tests_run fortran-bind t-fortran-bind.sh
   # memcheck again over the programs whose compute-sanitizer run ended

@@ -1,6 +1,6 @@
 /* Conformance: the profiling hooks (Kokkos Tools callbacks).
  *
- * Loads the recording tool (tests/tools-record.c) through KC_TOOLS_LIBS and
+ * Loads the recording tool (tests/fixtures/tool-record.c) through KC_TOOLS_LIBS and
  * checks, line by line, every callback it received and every argument:
  * initialisation (load sequence, interface version, device info, tool
  * settings, arguments, kc's metadata), allocations, deep copies with the
@@ -21,7 +21,7 @@
 #include <kc/kernel.h>
 
 #include "kernels/functors.h"
-#include "tools-log.h"
+#include "profiling-log.h"
 
 KC_KERNEL_DECLARE(kt_fill);
 KC_KERNEL_DECLARE(kt_sum_i64);
@@ -216,8 +216,8 @@ static void scenario(run *r) {
   /* The program. */
   const kc_index n = 1000;
   const size_t bytes = (size_t)n * sizeof(int64_t);
-  KC_CHECK_OK(kc_declare_metadata("tools-events", r->name));
-  all(r, "declare_metadata\tkey=tools-events\tvalue=%s", r->name);
+  KC_CHECK_OK(kc_declare_metadata("profiling-events", r->name));
+  all(r, "declare_metadata\tkey=profiling-events\tvalue=%s", r->name);
   KC_CHECK_OK(kc_profile_event("start"));
   all(r, "profile_event\tname=start");
 

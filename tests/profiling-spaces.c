@@ -7,7 +7,7 @@
  * spaces.  Runs once. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 
-#include "tools-log.h"
+#include "profiling-log.h"
 
 static void spaces(const char *backend, const char *const want[4]) {
   KC_INFO("backend %s", backend);

@@ -12,7 +12,7 @@
 #include <kc/kernel.h>
 
 #include "kernels/functors.h"
-#include "tools-log.h"
+#include "profiling-log.h"
 
 KC_KERNEL_DECLARE(kt_fill);
 KC_KERNEL_DECLARE(kt_sum_i64);
@@ -204,7 +204,7 @@ static void check_report(const char *rep) {
 int main(void) {
   tl_watchdog();
   char *lib = tl_lib("tools", "kc-tool-timer");
-  char *out = tl_tmpfile("tools-timer");
+  char *out = tl_tmpfile("profiling-timer");
   unsetenv("KOKKOS_TOOLS_LIBS");
   setenv("KC_TOOLS_LIBS", lib, 1);
   setenv("KC_TIMER_OUTPUT", out, 1);

@@ -3,7 +3,7 @@
 # backend) under the bundled timer tool prints the kernel table
 # (doc/profiling.md) on the backend run-backend chose.
 #
-# Run by tests/run-backend as tools-timer-saxpy.<backend>.
+# Run by tests/run-backend as profiling-timer-saxpy.<backend>.
 set -u
 
 top=${KC_TEST_TOP_BUILDDIR:?run through tests/run-backend}

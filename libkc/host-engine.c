@@ -8,8 +8,8 @@
  * give the same answers, bit for bit, for the same thread count.
  *
  * Work is counted in *units* and run by a unit function over [u0, u1):
- * for 1-D kinds a unit is an index, for MD kinds a tile (hostmd.c), for
- * team kinds a league rank (hostteam.c).  Each kind has a unit function
+ * for 1-D kinds a unit is an index, for MD kinds a tile (host-md.c), for
+ * team kinds a league rank (host-team.c).  Each kind has a unit function
  * and a case in setup(); the splitting, accumulators and joins are shared.
  *
  * This is the per-launch path, benchmarked against hand-written OpenMP:
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostjob.h"
+#include "host-engine.h"
 
 typedef kc__host_job job;
 
@@ -90,7 +90,7 @@ static void run_call(const job *j, int tid, kc_index u0, kc_index u1,
   kc__ffi_call(j->rec, j->base + u0, j->base + u1, j->l->nargs, j->l->args);
 }
 
-/* What the MD and team unit functions (hostmd.c, hostteam.c) need of a
+/* What the MD and team unit functions (host-md.c, host-team.c) need of a
  * job; the job's layout stays private to this file. */
 const kc__host_md *kc__host_job_md(const kc__host_job *j) { return &j->md; }
 const kc__host_teams *kc__host_job_teams(const kc__host_job *j) {

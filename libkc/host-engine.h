@@ -1,7 +1,7 @@
-/* libkc — what the host engine (host.c) shares with its multi-dimensional
- * (hostmd.c) and team (hostteam.c) parts.  Internal. */
-#ifndef KC_HOSTJOB_H
-#define KC_HOSTJOB_H
+/* libkc — what the host engine (host-engine.c) shares with its multi-dimensional
+ * (host-md.c) and team (host-team.c) parts.  Internal. */
+#ifndef KC_HOST_ENGINE_H
+#define KC_HOST_ENGINE_H
 
 #include <kc/team.h>
 
@@ -39,20 +39,20 @@ typedef struct kc__host_teams {
   int from_pool;
 } kc__host_teams;
 
-/* host.c: the parts of a job the unit functions read. */
+/* host-engine.c: the parts of a job the unit functions read. */
 const kc__host_md *kc__host_job_md(const kc__host_job *j) KC__HIDDEN;
 const kc__host_teams *kc__host_job_teams(const kc__host_job *j) KC__HIDDEN;
 const void *kc__host_job_functor(const kc__host_job *j) KC__HIDDEN;
 void (*kc__host_job_fn(const kc__host_job *j))(void) KC__HIDDEN;
 
-/* hostmd.c: the tiling of an MD launch (units from 0); KC_ERANGE when the
+/* host-md.c: the tiling of an MD launch (units from 0); KC_ERANGE when the
  * box's size does not fit kc_index. */
 int kc__host_md_setup(const kc_launch *l, kc__host_md *md, kc_index *base,
                       kc_index *nunits) KC__HIDDEN;
 void kc__host_md_unit(const kc__host_job *j, int tid, kc_index u0, kc_index u1,
                       void *acc) KC__HIDDEN;
 
-/* hostteam.c: per-thread handles and scratch for `capacity` threads
+/* host-team.c: per-thread handles and scratch for `capacity` threads
  * (KC_ESCRATCH over the host limits, KC_ENOMEM), their release after the
  * launch (a no-op for a zeroed kc__host_teams), and the pool's release at
  * the last kc_finalize. */
@@ -63,4 +63,4 @@ void kc__host_teams_cleanup(void) KC__HIDDEN;
 void kc__host_team_unit(const kc__host_job *j, int tid, kc_index u0,
                         kc_index u1, void *acc) KC__HIDDEN;
 
-#endif /* KC_HOSTJOB_H */
+#endif /* KC_HOST_ENGINE_H */

@@ -1,7 +1,7 @@
 /* libkc — team policies on the host engine.
  *
  * A host team is one thread with one vector lane: units are league ranks,
- * split by host.c like the indices of a 1-D range, and a thread runs its
+ * split by host-engine.c like the indices of a 1-D range, and a thread runs its
  * ranks one after the other through one handle (struct kc_team,
  * <kc/team.h>).  The kernel's host function gets a whole run of ranks per
  * call, so that the functor's fields stay in registers across teams.
@@ -13,7 +13,7 @@
  * nothing.  Everything is sized and allocated on the launching thread
  * before any team runs, so a request that cannot be met fails the launch
  * (KC_ESCRATCH over the documented limits, KC_ENOMEM) with nothing run.
- * The pool is taken with a flag, like host.c's accumulator cache: a launch
+ * The pool is taken with a flag, like host-engine.c's accumulator cache: a launch
  * that finds it taken (a second backend instance) uses a private set.
  */
 #include <config.h>
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostjob.h"
+#include "host-engine.h"
 
 static kc__host_team_slot *pool;
 static int pool_n;

@@ -1,6 +1,6 @@
 /* libkc — the list syntax of KC_TOOLS_LIBS and KOKKOS_TOOLS_LIBS.
  *
- * Kept apart from tools.c, with nothing but libc under it, so that the
+ * Kept apart from profiling.c, with nothing but libc under it, so that the
  * fuzz target (tests/fuzz/fuzz-tools-libs.c) compiles this file alone and
  * calls the parser directly.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools.h"
+#include "profiling.h"
 
 char **kc__tools_libs_parse(const char *list, int first_only, int *count) {
   *count = 0;

@@ -1,7 +1,7 @@
 /* libkc — multi-dimensional ranges on the host engine.
  *
  * An MD launch is cut into tiles, numbered row-major (the last dimension
- * fastest); host.c hands out tile numbers exactly as it hands out indices
+ * fastest); host-engine.c hands out tile numbers exactly as it hands out indices
  * of a 1-D range (static shares, round-robin chunks of tiles, or the
  * dynamic counter), and this file turns a thread's run of tile numbers
  * into boxes for the kernel's host function, whose innermost loop is the
@@ -16,7 +16,7 @@
  */
 #include <config.h>
 
-#include "hostjob.h"
+#include "host-engine.h"
 
 int kc__host_md_setup(const kc_launch *l, kc__host_md *m, kc_index *base,
                       kc_index *nunits) {

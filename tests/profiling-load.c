@@ -10,7 +10,7 @@
 
 #include <fcntl.h>
 
-#include "tools-log.h"
+#include "profiling-log.h"
 
 static char *rec, *empty, *chain, *logfile, *errfile;
 
@@ -28,8 +28,8 @@ static char *cycle(char **log) {
   close(fd);
   int rc = kc_init();
   if (rc == 0) {
-    KC_CHECK_OK(kc_declare_metadata("tools-load", "yes"));
-    KC_CHECK_OK(kc_profile_event("tools-load event"));
+    KC_CHECK_OK(kc_declare_metadata("profiling-load", "yes"));
+    KC_CHECK_OK(kc_profile_event("profiling-load event"));
     KC_CHECK_OK(kc_profile_event("chain-filtered event"));
     KC_CHECK_OK(kc_finalize());
   }
@@ -112,8 +112,8 @@ int main(void) {
   KC_CHECK_EQ_INT(count(err, "\n"), 2); /* one line each, nothing else */
   KC_CHECK_EQ_INT(count(log, "init_library\t"), 1);
   KC_CHECK_CONTAINS(log, "init_library\tseq=0\t");
-  KC_CHECK_CONTAINS(log, "declare_metadata\tkey=tools-load\tvalue=yes\n");
-  KC_CHECK_CONTAINS(log, "profile_event\tname=tools-load event\n");
+  KC_CHECK_CONTAINS(log, "declare_metadata\tkey=profiling-load\tvalue=yes\n");
+  KC_CHECK_CONTAINS(log, "profile_event\tname=profiling-load event\n");
   KC_CHECK_EQ_INT(count(log, "finalize_library\n"), 1);
   free(err);
   free(log);
@@ -142,9 +142,9 @@ int main(void) {
   /* Once, from the chaining tool (0 + 1): not again from kc. */
   KC_CHECK_EQ_INT(count(log, "init_library\t"), 1);
   KC_CHECK_CONTAINS(log, "init_library\tseq=1\t");
-  KC_CHECK_EQ_INT(count(log, "profile_event\tname=tools-load event\n"), 1);
+  KC_CHECK_EQ_INT(count(log, "profile_event\tname=profiling-load event\n"), 1);
   KC_CHECK_EQ_INT(count(log, "chain-filtered"), 0);
-  KC_CHECK_EQ_INT(count(log, "declare_metadata\tkey=tools-load\t"), 1);
+  KC_CHECK_EQ_INT(count(log, "declare_metadata\tkey=profiling-load\t"), 1);
   KC_CHECK_EQ_INT(count(log, "finalize_library\n"), 1);
   free(err);
   free(log);
