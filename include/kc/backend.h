@@ -25,10 +25,20 @@
  *    and it is non-NULL.
  *  - Slots marked "may be NULL" have a core default.
  *
- * Threading: the core calls the slots one at a time, under its runtime
- * lock: a plugin never sees two of its slots run concurrently.  Every slot
- * but probe receives the state the core allocated for the plugin (zeroed,
- * 64-byte aligned).
+ * Threading and locks.  The core has one lock around the backend, the
+ * runtime lock: every slot but probe and init runs under it, so a plugin
+ * never sees two of its slots run at the same time, whichever application
+ * thread made the call (several threads launching at once take turns at
+ * the slot; their work may still overlap on the device once a slot has
+ * returned).  init runs before the runtime is published, from the one
+ * thread inside kc_init, so nothing else can run then either.  probe runs
+ * with no core lock at all (below).  A slot runs on the application thread
+ * that made the kc call, never on a thread of the core's own.  Every slot
+ * but probe receives the state the core allocated for the plugin: zeroed,
+ * 64-byte aligned, state_size bytes, freed by the core after finalize.
+ *
+ * The profiling hooks (Kokkos Tools callbacks) run with no core lock held
+ * and never inside a slot.
  *
  * What a slot may call: the helpers of this file (kc_backend_error,
  * kc_backend_verbose, kc_host_launch, kc_launch_scratch, kc_host_*,
@@ -125,51 +135,179 @@ typedef struct kc_backend_ops {
   size_t state_size;       /* bytes of plugin state the core allocates */
   size_t kernel_state_size;/* bytes per kernel the core allocates lazily */
 
-  /* How many devices the plugin can drive here; 0 means "unavailable", with
-   * the reason set through kc_backend_error() ("no CUDA driver").  Called
-   * before init, with no state.  Returns 0 or a KC_E code. */
+  /* probe: how many devices the plugin can drive here.
+   *  - Called by: the loader, for each candidate plugin, when kc_init
+   *    looks for a backend (KC_BACKEND's list or the automatic search),
+   *    and by kc-info's listing.  Called again at every kc_init that
+   *    follows a kc_finalize: more than once per process, and possibly
+   *    while this plugin is up (a listing made by a process that has kc
+   *    initialised).
+   *  - Thread, lock: the caller's thread, under NO core lock, with no
+   *    state.  It must therefore touch no plugin state that init or a
+   *    running backend uses, or protect it itself (the cuda plugin's
+   *    probe guards its driver loading with a pthread_once).
+   *  - May block: briefly (loading a driver library).
+   *  - Returns 0 with *ndevices set (0 means "unavailable here"), or a
+   *    KC_E code; either way with the reason set through
+   *    kc_backend_error() when there is no device ("no CUDA driver"): the
+   *    loader quotes it.  Must not print, and must leave nothing behind
+   *    that another backend would trip over (the plugin stays loaded once
+   *    probe has run: the core never dlclose()s it).
+   *  - Required. */
   int (*probe)(int *ndevices);
 
-  /* Brings the backend up on cfg->device.  On failure the core calls
-   * nothing else (not even finalize) and frees the state. */
+  /* init: brings the backend up on cfg->device.
+   *  - Called by: kc_init (the first reference), once per kc_init /
+   *    kc_finalize cycle, after probe returned at least one device.
+   *  - Thread, lock: the thread inside kc_init, holding kc_init's own lock
+   *    (not the runtime lock); no other slot and no other kc call can run.
+   *  - Before it: state is zeroed and aligned; cfg->device is below the
+   *    count probe reported; cfg lives until finalize returns.
+   *  - Owns: everything it creates (threads, contexts, streams), until
+   *    finalize.  May block (device setup).
+   *  - Returns 0, or a KC_E code with a kc_backend_error() detail.  On
+   *    failure the core calls no other slot (not even finalize) and frees
+   *    the state, so init must release what it made before returning; the
+   *    core may then try the next backend in the same process.
+   *  - Required. */
   int (*init)(void *state, const kc_backend_config *cfg);
 
-  /* Waits for outstanding work and releases everything.  Called once. */
+  /* finalize: releases everything init made.
+   *  - Called by: the last kc_finalize, once per successful init; and by
+   *    kc_init itself, holding only kc_init's lock, when the info slot
+   *    fails right after init.
+   *  - Thread, lock: the finalising thread, under the runtime lock; every
+   *    other kc call has drained first and no new one can start.
+   *  - Before it: the core has called fence (when not NULL), freed every
+   *    live allocation through mem_free, and released every prepared
+   *    kernel through kernel_release.  Nothing of the plugin's is in use.
+   *  - May block (joins its threads, destroys contexts).  Must not fail:
+   *    it returns nothing, and the core frees the state afterwards.
+   *  - Required. */
   void (*finalize)(void *state);
 
-  /* Fills the backend's part of *out: concurrency, num_threads,
-   * device_count, device, spaces, dev.  The core fills the rest. */
+  /* info: fills the backend's part of *out.
+   *  - Called by: kc_init right after init (a failure there undoes init),
+   *    and by every kc_get_info.
+   *  - Thread, lock: the caller's, under the runtime lock.
+   *  - Before it: *out is zeroed, then the core sets struct_size, backend,
+   *    path, abi_major/minor, device = -1, device_count (probe's count)
+   *    and spaces = HOST.  The plugin sets concurrency, num_threads,
+   *    device, device_count (if it knows better), the spaces it serves
+   *    (OR-ing into `spaces`) and dev (kc_host_device_info() fills it for
+   *    a host backend).  The core rewrites its own fields afterwards.
+   *  - Must not block on device work.  Returns 0 or a KC_E code.
+   *  - Required. */
   int (*info)(void *state, kc_info *out);
 
-  /* Memory.  May be NULL together: the core then maps every space onto
-   * 64-byte aligned host memory and copies with memcpy.  `mem_free` is called
-   * only for pointers mem_alloc returned, after the core has fenced. */
+  /* Memory: the four slots are all set or all NULL (the loader refuses a
+   * plugin with some of them).  All NULL: the core maps every space onto
+   * 64-byte aligned host memory, copies with memmove and sets with memset,
+   * after calling fence.  All four run on the caller's thread under the
+   * runtime lock.
+   *
+   * mem_alloc: `bytes` (at least 1: the core asks for one byte for
+   * kc_malloc(0)) of memory in `space`.
+   *  - Called by: kc_malloc and the kc_mirror calls that allocate.
+   *  - `space` is any valid kc_space: the core checks the range, not
+   *    whether info listed it, so the plugin serves every space, mapping
+   *    those it lacks onto one it has (a host backend: all onto host
+   *    memory, as kc.h promises).
+   *  - Returns 0 with *out set to a non-NULL pointer (0 with NULL is
+   *    taken as KC_ENOMEM), or KC_ENOMEM with a kc_backend_error()
+   *    detail.  The core records
+   *    the allocation (space, size, label) and owns it from then on.  May
+   *    block (device allocation). */
   int (*mem_alloc)(void *state, kc_space space, size_t bytes, void **out);
+  /* mem_free: gives back a pointer mem_alloc returned, with the space it
+   * was allocated in.
+   *  - Called by: kc_free (the last reference), and the last kc_finalize
+   *    for every allocation still live, before finalize.
+   *  - Before it: the core has called fence: no launch or copy of this
+   *    backend still uses the memory.  Never called twice for a pointer,
+   *    never for a pointer the plugin did not return.
+   *  - Its return value is ignored: it must not fail. */
   int (*mem_free)(void *state, kc_space space, void *p);
-  /* Copies between spaces (either may be HOST for memory kc did not
-   * allocate).  `async` = 1 allows returning before completion. */
+  /* mem_copy: copies `bytes` from src to dst.  Either pointer may be
+   * inside a kc allocation (its space given) or be HOST memory kc did not
+   * allocate; both ranges have been checked to lie inside their
+   * allocations.  The core does not check for overlap (a caller may copy
+   * within one array; the core's own host copy uses memmove).
+   *  - Called by: kc_memcpy (async = 0), kc_memcpy_async (async = 1) and
+   *    the mirror sync calls.
+   *  - Ordering: after every launch and copy the backend accepted before
+   *    (the core does not fence first).  async = 0: complete when it
+   *    returns.  async = 1: may return before completion; the plugin owns
+   *    nothing of the caller's beyond the two ranges, which the caller
+   *    leaves alone until fence.
+   *  - Returns 0 or a KC_E code (KC_EDEVICE with a detail). */
   int (*mem_copy)(void *state, void *dst, kc_space dst_space,
                   const void *src, kc_space src_space, size_t bytes,
                   int async);
+  /* mem_set: sets `bytes` bytes at p (inside a kc allocation of `space`,
+   * or HOST memory) to `value`.  Called by kc_memset; ordered after
+   * earlier work, like mem_copy; complete when it returns (kc_memset
+   * blocks).  Returns 0 or a KC_E code. */
   int (*mem_set)(void *state, void *p, kc_space space, int value,
                  size_t bytes);
 
-  /* Waits for every launch and asynchronous copy.  May be NULL on backends
-   * whose launches are synchronous. */
+  /* fence: waits for every launch, asynchronous copy and asynchronous
+   * reduction result the backend accepted.
+   *  - Called by: kc_fence, and by the core before mem_free, before
+   *    finalize, and before it copies or sets host memory itself (no
+   *    memory slots).  Caller's thread, runtime lock held.
+   *  - Blocks.  Returns 0, or the KC_E code of the first failure of
+   *    asynchronous work since the last fence, with a detail (this is
+   *    where errors of asynchronous launches are reported).
+   *  - May be NULL on backends whose launches and copies complete before
+   *    their slot returns. */
   int (*fence)(void *state);
 
-  /* Called once per kernel, before its first launch on this backend, with
-   * the kernel's zeroed kernel_state_size bytes (module load, function
-   * lookup, libffi cif ...).  May be NULL.  An error here is returned by
-   * the launch and retried at the next one. */
+  /* kernel_prepare: one-time work for a kernel (module load, function
+   * lookup, occupancy, a libffi cif), stored in its kernel_state.
+   *  - Called by: the first launch of the kernel on this backend (per
+   *    kc_init cycle), before launch; caller's thread, runtime lock held.
+   *  - Before it: kernel_state is kernel_state_size bytes, zeroed and
+   *    64-byte aligned (NULL when kernel_state_size is 0); *k lives until
+   *    kernel_release.
+   *  - Owns: what it stores in kernel_state, until kernel_release.  May
+   *    block (module load, JIT).
+   *  - Returns 0, or a KC_E code with a detail: the launch returns that
+   *    code, kernel_release is NOT called, the core re-zeroes
+   *    kernel_state, and the next launch of the kernel calls
+   *    kernel_prepare again.  So on failure it must free what it made.
+   *  - May be NULL. */
   int (*kernel_prepare)(void *state, const kc_kernel_info *k,
                         void *kernel_state);
-  /* Releases what kernel_prepare made; at finalize.  May be NULL. */
+  /* kernel_release: frees what a successful kernel_prepare made.
+   *  - Called by: the last kc_finalize, for every kernel whose
+   *    kernel_prepare succeeded, after fence and before finalize (the core
+   *    then frees kernel_state).  Finalising thread, runtime lock held.
+   *  - May block; must not fail.  May be NULL. */
   void (*kernel_release)(void *state, const kc_kernel_info *k,
                          void *kernel_state);
 
-  /* Runs one launch (every kernel kind).  A kind the backend cannot run is
-   * KC_ENOTSUP with a detail; a kernel with no code for it, KC_ENOKERNEL. */
+  /* launch: runs one launch of any kernel kind.
+   *  - Called by: every kc_parallel_* / kc_call launch; the caller's
+   *    thread, runtime lock held (launches from several threads take
+   *    turns here).  The calling thread is marked as running kernel code
+   *    (see "Kernel code" above); the plugin marks its own workers.
+   *  - Before it: the kernel is prepared (kernel_prepare returned 0);
+   *    *l is validated (see kc_launch: normalised policy, sizes that fit,
+   *    a result with value_size bytes of room) and valid only during the
+   *    call: asynchronous work copies what it keeps (the functor bytes).
+   *  - Result: with result_async == 0 the result (a host variable) is
+   *    written before launch returns; with result_async == 1 it is a kc
+   *    allocation the plugin may write later, before the next fence
+   *    completes.  Without a result (kc_parallel_for) the launch may be
+   *    asynchronous: ordered before later launches and copies, complete
+   *    at fence.
+   *  - May block (host backends run the whole launch here).
+   *  - Returns 0 or a KC_E code with a detail: KC_ENOTSUP for a kind or
+   *    policy the backend cannot run, KC_ENOKERNEL for a kernel with no
+   *    code for it (no PTX, no host function), KC_ESCRATCH for scratch it
+   *    cannot give, KC_EDEVICE for device failures.
+   *  - Required. */
   int (*launch)(void *state, const kc_launch *l);
 } kc_backend_ops;
 
