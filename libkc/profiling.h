@@ -77,7 +77,7 @@ void kc__tools_end_deep_copy(void);
 void kc__tools_begin_fence(const char *name, uint64_t *id);
 void kc__tools_end_fence(uint64_t id);
 
-/* ------------------------------------------------ additions (issue 7) */
+/* ------------------------------------------------ mirrors, metadata */
 
 /* Mirrored arrays (kokkosp_dual_view_modify / kokkosp_dual_view_sync, as
  * Kokkos' DualView reports them).  `ptr` is the side concerned: the host

@@ -49,8 +49,8 @@
  *                              name that registered.
  *
  * ------------------------------------------------------------------------
- * Multi-dimensional ranges, teams, scratch, atomics and chunk buffers
- * (issue 4).  The same contract: identical meaning in both expansions.
+ * Multi-dimensional ranges, teams, scratch, atomics and chunk buffers.
+ * The same contract: identical meaning in both expansions.
  *
  * Multi-dimensional ranges (launch with kc_mdrange(rank, begin, end, tile)
  * through kc_parallel_for / kc_parallel_reduce).  The indices are a

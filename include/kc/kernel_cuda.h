@@ -748,7 +748,7 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
   KC__SCAN(name, ftype, f, i, vtype, name##__kcop, acc, final, __VA_ARGS__)
 
 /* =====================================================================
- * Multi-dimensional ranges, teams, scratch and chunk buffers (issue 4).
+ * Multi-dimensional ranges, teams, scratch and chunk buffers.
  * The meaning of every macro is kernel.h's; what follows is how each
  * becomes device code.
  *
