@@ -3,7 +3,7 @@
 #ifndef KC_HOST_ENGINE_H
 #define KC_HOST_ENGINE_H
 
-#include <kc/team.h>
+#include <kc/detail/team.h>
 
 #include "internal.h"
 

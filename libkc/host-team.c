@@ -3,7 +3,7 @@
  * A host team is one thread with one vector lane: units are league ranks,
  * split by host-engine.c like the indices of a 1-D range, and a thread runs its
  * ranks one after the other through one handle (struct kc_team,
- * <kc/team.h>).  The kernel's host function gets a whole run of ranks per
+ * <kc/detail/team.h>).  The kernel's host function gets a whole run of ranks per
  * call, so that the functor's fields stay in registers across teams.
  *
  * Scratch: a team's scratch lives only while it runs, so each thread needs

@@ -126,13 +126,13 @@ if test -f k.kc.d; then
   sed 's/^/#   /' k.kc.d | head -n 5
   grep -q '^k\.kc\.o *:' k.kc.d || fail "k.kc.d does not name k.kc.o as its target"
   grep -q 'inc/sk\.h' k.kc.d || fail "k.kc.d lacks inc/sk.h"
-  grep -q 'kc/kernel_host\.h' k.kc.d || fail "k.kc.d lacks kc/kernel_host.h"
+  grep -q 'kc/detail/kernel_host\.h' k.kc.d || fail "k.kc.d lacks kc/detail/kernel_host.h"
   if grep -q 'kcc_ptx\.h\|/kcc\.[A-Za-z0-9]\{6\}' k.kc.d; then
     fail "k.kc.d names kcc's temporary files"
   fi
   if test $have_ptx = yes; then
-    grep -q 'kc/kernel_cuda\.h' k.kc.d ||
-      fail "k.kc.d lacks kc/kernel_cuda.h (the device pass's headers)"
+    grep -q 'kc/detail/kernel_cuda\.h' k.kc.d ||
+      fail "k.kc.d lacks kc/detail/kernel_cuda.h (the device pass's headers)"
   fi
   ok "k.kc.d lists the headers of both passes, no temporary file"
 else

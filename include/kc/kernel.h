@@ -241,11 +241,11 @@
 #define KC_KERNEL_H
 
 #if defined(__CUDACC__) || defined(__CUDA_ARCH__)
-#include <kc/kernel_cuda.h>
+#include <kc/detail/kernel_cuda.h>
 #define KC_DEVICE_PASS 1
 #else
+#include <kc/detail/kernel_host.h>
 #include <kc/kc.h>
-#include <kc/kernel_host.h>
 #define KC_DEVICE_PASS 0
 #endif
 

@@ -10,8 +10,7 @@
 #define KC_CUDA_PLUGIN_H
 
 #include <kc/backend.h>
-#define KC_CUDA_ABI_ONLY 1
-#include <kc/kernel_cuda.h>
+#include <kc/detail/cuda_abi.h>
 
 #include "cu.h"
 

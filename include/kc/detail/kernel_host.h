@@ -58,7 +58,7 @@
  *
  * The multi-dimensional, team and chunk kernels follow the same pattern
  * (see their sections below); a team body's `team` is the engine's
- * struct kc_team (<kc/team.h>), on which the nested-loop macros and the
+ * struct kc_team (<kc/detail/team.h>), on which the nested-loop macros and the
  * kc_team_* accessors work.  A host team is one thread with one vector
  * lane, so nested team-thread loops are plain loops and vector loops are
  * `omp simd` loops.
@@ -83,8 +83,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <kc/detail/team.h>
 #include <kc/kc.h>
-#include <kc/team.h>
 
 /* clang reports a hinted loop it could not vectorise (-Wpass-failed: at
  * -O1, where its vectoriser is off, every `omp simd` loop; at -O2 a body
@@ -257,7 +257,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
  * function there). */
 #define KC__AFTER_NONE(kname)
 #define KC__REGISTER_EX(kname, kind_, fn, reducer_, rank_, after)              \
-  extern KC__WEAK kc_kernel *kc__handle_##kname;                              \
+  extern KC__WEAK kc_kernel *kc__handle_##kname;                               \
   KC__HIDDEN kc_kernel *kc__handle_##kname = NULL;                             \
   kc_kernel *kc__kernel_##kname = NULL;                                        \
   static void kc__register_##kname(void) KC__CONSTRUCTOR;                      \
@@ -269,7 +269,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
                                   .host = (void (*)(void))(fn),                \
                                   KC__PTX_FIELDS(kname).reducer = reducer_,    \
                                   .signature = NULL};                          \
-    kc__host_register(&kc__d, &kc__handle_##kname, &kc__kernel_##kname,       \
+    kc__host_register(&kc__d, &kc__handle_##kname, &kc__kernel_##kname,        \
                       __FILE__);                                               \
     after(kname)                                                               \
   }
@@ -597,7 +597,7 @@ static inline KC__UNUSED size_t kc_thread_scratch_size(const kc_team *t,
 }
 
 /* The engine calls a team kernel's host function for a run of league
- * ranks [team->league_rank, team->league_end) (<kc/team.h>). */
+ * ranks [team->league_rank, team->league_end) (<kc/detail/team.h>). */
 #define KC__TEAM_FN(name, ftype, f, team, atype, acc, ...)                     \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \

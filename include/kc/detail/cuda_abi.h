@@ -1,0 +1,90 @@
+/* kc — the CUDA device ABI: what the CUDA plugin and the device code that
+ * kcc generates from <kc/kernel.h> (detail/kernel_cuda.h) agree on.  Plain
+ * C, included by both; installed because an out-of-tree plugin or code
+ * generator may target it.
+ *
+ * Every kernel is two `extern "C"` entries, <ptx_entry>KC_CUDA_ENTRY_PARAM
+ * (functor by value, after the arguments below) and
+ * <ptx_entry>KC_CUDA_ENTRY_GLOBAL (functor through a pointer).  Their first
+ * parameter is a kc_cuda_args (1-D kinds), a kc_cuda_md_args (MD kinds) or
+ * a kc_cuda_team_args (team kinds), passed by value.  Every module carries
+ * one `.const` array named KC_CUDA_STAGING_SYMBOL of KC_CUDA_STAGING_BYTES
+ * bytes (256-byte aligned), which the plugin uses as a ring of functor
+ * slots (unless the module was built with KC_CUDA_NO_STAGING).  The
+ * structs only grow at their end, together with KC_CUDA_ABI_VERSION.
+ */
+#ifndef KC_DETAIL_CUDA_ABI_H
+#define KC_DETAIL_CUDA_ABI_H
+
+#include <kc/kc.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The first parameter of every kc device entry, passed by value.  Only ever
+ * grows at its end, together with KC_CUDA_ABI_VERSION. */
+typedef struct kc_cuda_args {
+  kc_index begin;        /* first index of the range */
+  kc_index end;          /* one past the last index */
+  kc_index chunk;        /* SCAN and custom REDUCE: indices per block
+                            (a multiple of nothing in particular; > 0) */
+  void *partials;        /* REDUCE/SCAN: one value per block (device) */
+  void *result;          /* REDUCE: the value; SCAN: the total (or NULL) */
+  unsigned int *counter; /* REDUCE/SCAN: last-block-done counter, 0 */
+  int pass;              /* SCAN: 0 = block totals, 1 = final pass */
+  int reserved;          /* 0 */
+  long long ident[2];    /* built-in reducers: the identity value's bytes,
+                            as the host reducer's identity() wrote them */
+} kc_cuda_args;
+
+/* MDFOR / MDREDUCE entries take this in place of kc_cuda_args (ABI 2).
+ * The box [begin[d], end[d]) is cut into tiles of tile[d] points, ntiles[d]
+ * per dimension; a.begin = 0 and a.end = the number of tiles (the product
+ * of ntiles, < 2^31), which blocks take grid-stride (custom reducers: a
+ * contiguous run of a.chunk tiles per block).  A block of blockDim.x x
+ * blockDim.y threads walks its tile: the last dimension over threadIdx.x,
+ * the others, flattened (tile_rest = product of tile[0 .. rank-2] points,
+ * < 2^31), over threadIdx.y. */
+typedef struct kc_cuda_md_args {
+  kc_cuda_args a;
+  kc_index begin[KC_MAX_RANK];
+  kc_index end[KC_MAX_RANK];
+  kc_index tile[KC_MAX_RANK];
+  kc_index ntiles[KC_MAX_RANK];
+  unsigned int tile_rest;
+  int rank;
+} kc_cuda_md_args;
+
+/* TEAM / TEAM_REDUCE entries take this in place of kc_cuda_args (ABI 2).
+ * A block is one team: blockDim.x = vector length (lanes), blockDim.y =
+ * team size (threads).  a.begin = 0, a.end = the league size; league ranks
+ * go grid-stride over blockIdx.x (custom reducers: a contiguous run of
+ * a.chunk ranks per block).  Scratch, per level (0: the block's dynamic
+ * shared memory; 1: block b's slice of scratch1 at b * scratch_total[1]),
+ * laid out as kc_launch_scratch() says: the per-team part (scratch_team
+ * bytes), then at scratch_offset one part per team thread, scratch_stride
+ * apart, of scratch_thread bytes each. */
+typedef struct kc_cuda_team_args {
+  kc_cuda_args a;
+  void *scratch1;
+  size_t scratch_team[2];
+  size_t scratch_thread[2];
+  size_t scratch_offset[2];
+  size_t scratch_stride[2];
+  size_t scratch_total[2];
+} kc_cuda_team_args;
+
+#define KC_CUDA_ABI_VERSION 2
+#define KC_CUDA_ENTRY_PARAM "__kcp"  /* suffix: functor by value */
+#define KC_CUDA_ENTRY_GLOBAL "__kcg" /* suffix: functor through pointer */
+#define KC_CUDA_STAGING_SYMBOL "kc__cuda_staging"
+#ifndef KC_CUDA_STAGING_BYTES
+#define KC_CUDA_STAGING_BYTES 61440 /* 60 KiB of the 64 KiB constant bank */
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KC_DETAIL_CUDA_ABI_H */

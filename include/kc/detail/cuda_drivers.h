@@ -1,0 +1,551 @@
+/* kc — the drivers of the CUDA expansion: for each launch kind, the
+ * device loop that runs a kernel body over its indices (1-D, MD tiles,
+ * teams), accumulates and joins, and the two entries every kernel gets.
+ * Internal to detail/kernel_cuda.h. */
+#ifndef KC_DETAIL_CUDA_DRIVERS_H
+#define KC_DETAIL_CUDA_DRIVERS_H
+
+/* ------------------------------------------------------------- drivers */
+
+#define KC__DEV static __device__ __forceinline__
+
+/* Block b's chunk of an ordered launch: [*cb, *ce) = [begin + b * chunk,
+ * +chunk) within [begin, end); empty (*cb == *ce) past the end. */
+__device__ __forceinline__ void kc__block_chunk(const kc_cuda_args &a,
+                                                kc_index *cb, kc_index *ce) {
+  kc_index b = a.begin + (kc_index)blockIdx.x * a.chunk;
+  if (b > a.end)
+    b = a.end;
+  *cb = b;
+  *ce = a.end - b > a.chunk ? b + a.chunk : a.end;
+}
+
+/* Runs R::run(f, i, acc) for i in [lo, min(lo + KC_CUDA_ORDERED_RUN, end)).
+ * A whole run is unrolled without tests, so that the compiler can issue
+ * its loads together (a test between them would make each wait for the
+ * one before); only the last run of a chunk takes the guarded path. */
+template <class R, class F, class V>
+__device__ __forceinline__ void kc__run_k(const F *f, kc_index lo, kc_index end,
+                                          V &acc) {
+  const kc_index K = KC_CUDA_ORDERED_RUN;
+  if (end - lo >= K) {
+#pragma unroll
+    for (kc_index k = 0; k < K; k++)
+      R::run(f, lo + k, acc);
+  } else {
+    for (kc_index i = lo; i < end; i++)
+      R::run(f, i, acc);
+  }
+}
+
+/* The ordered walk of a block's chunk [cb, ce) when only its total is
+ * needed (custom reductions, a scan's first pass): warp w takes the w-th
+ * of the warps' contiguous parts (a multiple of 32 * KC_CUDA_ORDERED_RUN
+ * indices long), and walks it in steps of lanes * KC_CUDA_ORDERED_RUN
+ * indices, lane l taking KC_CUDA_ORDERED_RUN consecutive ones; each step's
+ * lane values are joined in lane order (kc__warp_join) onto lane 0's carry.
+ * So a warp's accesses per step are one contiguous span and every join is
+ * in index order, with no barrier.  Returns the warp's value in lane 0 (the
+ * warps' values, in warp order, make up the chunk's).  R::run(f, i, acc)
+ * runs the body for index i. */
+template <class V, class Op, class R, class F>
+__device__ __forceinline__ V kc__ordered_total(const kc_cuda_args &a,
+                                               const F *f, kc_index cb,
+                                               kc_index ce) {
+  const kc_index K = KC_CUDA_ORDERED_RUN;
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const unsigned nw = (blockDim.x + 31) >> 5;
+  kc_index part = (ce - cb + nw - 1) / nw;
+  part = (part + 32 * K - 1) / (32 * K) * (32 * K);
+  const kc_index wlo = ce - cb > (kc_index)warp * part ? cb + warp * part : ce;
+  const kc_index whi = ce - wlo > part ? wlo + part : ce;
+  const kc_index step = (kc_index)kc__warp_lanes() * K;
+  V carry;
+  Op::ident(&carry, a);
+  for (kc_index s = wlo; s < whi; s += step) {
+    const kc_index lo = s + (kc_index)lane * K;
+    V v;
+    Op::ident(&v, a);
+    kc__run_k<R>(f, lo, whi, v);
+    v = kc__warp_join<V, Op>(v);
+    if (lane == 0)
+      Op::join(&carry, &v);
+  }
+  return carry;
+}
+
+template <class F, class B> struct kc__for_drv {
+  KC__DEV void run(const kc_cuda_args &a, const F *f) {
+    const kc_index stride = (kc_index)blockDim.x * gridDim.x;
+    for (kc_index i = a.begin + (kc_index)blockIdx.x * blockDim.x + threadIdx.x;
+         i < a.end; i += stride)
+      B::run(f, i);
+  }
+  KC__DEV void param(const kc_cuda_args &a, const F &f) { run(a, &f); }
+  KC__DEV void param(const kc_cuda_args &, const kc__nopar &) { __trap(); }
+};
+
+template <class F, class V, class Op, class B> struct kc__reduce_drv {
+  KC__DEV void run(const kc_cuda_args &a, const F *f) {
+    V *slots = (V *)kc__cuda_smem;
+    V acc;
+    if (!Op::ordered) {
+      /* Built-in joins are commutative (MINLOC/MAXLOC break ties by index),
+       * so threads may cover interleaved indices: coalesced loads. */
+      Op::ident(&acc, a);
+      const kc_index stride = (kc_index)blockDim.x * gridDim.x;
+      for (kc_index i =
+               a.begin + (kc_index)blockIdx.x * blockDim.x + threadIdx.x;
+           i < a.end; i += stride)
+        B::run(f, i, acc);
+      acc = kc__warp_join<V, Op>(acc);
+    } else {
+      /* A custom join need only be associative: block b takes the chunk
+       * [begin + b*chunk, +chunk), walked in index order. */
+      kc_index cb, ce;
+      kc__block_chunk(a, &cb, &ce);
+      acc = kc__ordered_total<V, Op, B>(a, f, cb, ce);
+    }
+    kc__reduce_finish<V, Op>(a, kc__warps_join<V, Op>(acc, slots));
+  }
+  KC__DEV void param(const kc_cuda_args &a, const F &f) { run(a, &f); }
+  KC__DEV void param(const kc_cuda_args &, const kc__nopar &) { __trap(); }
+};
+
+/* A scan body with final = 0 / 1, called as R::run(f, i, acc). */
+template <class B> struct kc__scan_total {
+  template <class F, class V> KC__DEV void run(const F *f, kc_index i, V &acc) {
+    B::run(f, i, acc, 0);
+  }
+};
+template <class B> struct kc__scan_final {
+  template <class F, class V> KC__DEV void run(const F *f, kc_index i, V &acc) {
+    B::run(f, i, acc, 1);
+  }
+};
+
+template <class F, class V, class Op, class B> struct kc__scan_drv {
+  KC__DEV void run(const kc_cuda_args &a, const F *f) {
+    V *slots = (V *)kc__cuda_smem;
+    const unsigned t = threadIdx.x;
+    kc_index cb, ce;
+    kc__block_chunk(a, &cb, &ce);
+    if (a.pass == 0) {
+      /* The chunk's total: the order of a built-in (commutative) sum is
+       * free, so its threads stride by blockDim.x (coalesced). */
+      V acc;
+      if (!Op::ordered) {
+        Op::ident(&acc, a);
+        for (kc_index i = cb + t; i < ce; i += blockDim.x)
+          B::run(f, i, acc, 0);
+        acc = kc__warp_join<V, Op>(acc);
+      } else {
+        acc = kc__ordered_total<V, Op, kc__scan_total<B>>(a, f, cb, ce);
+      }
+      acc = kc__warps_join<V, Op>(acc, slots);
+      if (t == 0)
+        ((V *)a.partials)[blockIdx.x] = acc;
+      if (!kc__last_block(a.counter))
+        return;
+      kc__partials_exscan<V, Op>((V *)a.partials, gridDim.x, a);
+      if (t == 0)
+        *a.counter = 0;
+      return;
+    }
+    /* The final pass walks the chunk in tiles of blockDim.x *
+     * KC_CUDA_ORDERED_RUN indices, thread t taking KC_CUDA_ORDERED_RUN
+     * consecutive ones of each (so a warp covers one contiguous span):
+     * the thread's total (final = 0), a block scan of the totals in thread
+     * order on top of the carry (the prefix before the tile), then the body
+     * again with final = 1.  The tile was just read: its second reading
+     * hits the cache.  Two halves of the dynamic shared memory take turns
+     * as the scan's slots (blockDim.x >= 2 values hold 2 per warp). */
+    const kc_index K = KC_CUDA_ORDERED_RUN;
+    const kc_index tile = (kc_index)blockDim.x * K;
+    const unsigned nw = (blockDim.x + 31) >> 5;
+    V carry = ((const V *)a.partials)[blockIdx.x];
+    unsigned half = 0;
+    for (kc_index tb = cb; tb < ce; tb += tile, half ^= nw) {
+      const kc_index lo = tb + (kc_index)t * K;
+      V v;
+      Op::ident(&v, a);
+      kc__run_k<kc__scan_total<B>>(f, lo, ce, v);
+      V acc = kc__block_scan_step<V, Op>(v, &carry, slots + half);
+      kc__run_k<kc__scan_final<B>>(f, lo, ce, acc);
+    }
+  }
+  KC__DEV void param(const kc_cuda_args &a, const F &f) { run(a, &f); }
+  KC__DEV void param(const kc_cuda_args &, const kc__nopar &) { __trap(); }
+};
+
+/* -------------------------------------------------- multi-dimensional */
+
+/* Calls a body with the point's indices as its parameters. */
+template <int R> struct kc__md_apply;
+template <> struct kc__md_apply<2> {
+  template <class B, class F, class... X>
+  KC__DEV void run(const F *f, const kc_index *x, X &...acc) {
+    B::run(f, x[0], x[1], acc...);
+  }
+};
+template <> struct kc__md_apply<3> {
+  template <class B, class F, class... X>
+  KC__DEV void run(const F *f, const kc_index *x, X &...acc) {
+    B::run(f, x[0], x[1], x[2], acc...);
+  }
+};
+template <> struct kc__md_apply<4> {
+  template <class B, class F, class... X>
+  KC__DEV void run(const F *f, const kc_index *x, X &...acc) {
+    B::run(f, x[0], x[1], x[2], x[3], acc...);
+  }
+};
+template <> struct kc__md_apply<5> {
+  template <class B, class F, class... X>
+  KC__DEV void run(const F *f, const kc_index *x, X &...acc) {
+    B::run(f, x[0], x[1], x[2], x[3], x[4], acc...);
+  }
+};
+template <> struct kc__md_apply<6> {
+  template <class B, class F, class... X>
+  KC__DEV void run(const F *f, const kc_index *x, X &...acc) {
+    B::run(f, x[0], x[1], x[2], x[3], x[4], x[5], acc...);
+  }
+};
+
+/* Runs fn(ix) for this thread's points of tile t (see kc_cuda_md_args). */
+template <int R, class Fn>
+__device__ __forceinline__ void kc__md_tile(const kc_cuda_md_args &m,
+                                            kc_index t, Fn &fn) {
+  kc_index lo[R], hi[R];
+  unsigned tt = (unsigned)t;
+#pragma unroll
+  for (int d = R - 1; d >= 0; d--) {
+    unsigned c = tt;
+    if (d > 0) {
+      const unsigned nd = (unsigned)m.ntiles[d], q = tt / nd;
+      c = tt - q * nd;
+      tt = q;
+    }
+    lo[d] = m.begin[d] + (kc_index)c * m.tile[d];
+    hi[d] = min(lo[d] + m.tile[d], m.end[d]);
+  }
+  kc_index ix[R];
+  for (unsigned y = threadIdx.y; y < m.tile_rest; y += blockDim.y) {
+    unsigned r = y;
+    bool in = true;
+#pragma unroll
+    for (int d = R - 2; d >= 0; d--) {
+      unsigned c = r;
+      if (d > 0) {
+        const unsigned td = (unsigned)m.tile[d], q = r / td;
+        c = r - q * td;
+        r = q;
+      }
+      ix[d] = lo[d] + c;
+      in = in && ix[d] < hi[d];
+    }
+    if (!in)
+      continue;
+    for (kc_index x = lo[R - 1] + threadIdx.x; x < hi[R - 1]; x += blockDim.x) {
+      ix[R - 1] = x;
+      fn(ix);
+    }
+  }
+}
+
+template <class F, int R, class B> struct kc__mdfor_drv {
+  KC__DEV void run(const kc_cuda_md_args &m, const F *f) {
+    auto fn = [&](const kc_index *ix) {
+      kc__md_apply<R>::template run<B>(f, ix);
+    };
+    for (kc_index t = blockIdx.x; t < m.a.end; t += gridDim.x)
+      kc__md_tile<R>(m, t, fn);
+  }
+  KC__DEV void param(const kc_cuda_md_args &m, const F &f) { run(m, &f); }
+  KC__DEV void param(const kc_cuda_md_args &, const kc__nopar &) { __trap(); }
+};
+
+template <class F, int R, class V, class Op, class B> struct kc__mdreduce_drv {
+  KC__DEV void run(const kc_cuda_md_args &m, const F *f) {
+    V acc;
+    Op::ident(&acc, m.a);
+    if (!Op::ordered) {
+      auto fn = [&](const kc_index *ix) {
+        kc__md_apply<R>::template run<B>(f, ix, acc);
+      };
+      for (kc_index t = blockIdx.x; t < m.a.end; t += gridDim.x)
+        kc__md_tile<R>(m, t, fn);
+      acc = kc__block_join<V, Op>(acc, 1);
+    } else {
+      /* A custom join: a contiguous run of tiles per block, each tile's
+       * points joined (in thread order) before the next tile's. */
+      const kc_index t0 = (kc_index)blockIdx.x * m.a.chunk;
+      const kc_index t1 = min(t0 + m.a.chunk, m.a.end);
+      for (kc_index t = t0; t < t1; t++) {
+        V v;
+        Op::ident(&v, m.a);
+        auto fn = [&](const kc_index *ix) {
+          kc__md_apply<R>::template run<B>(f, ix, v);
+        };
+        kc__md_tile<R>(m, t, fn);
+        v = kc__block_join<V, Op>(v, 1);
+        Op::join(&acc, &v);
+      }
+    }
+    kc__reduce_finish<V, Op>(m.a, acc);
+  }
+  KC__DEV void param(const kc_cuda_md_args &m, const F &f) { run(m, &f); }
+  KC__DEV void param(const kc_cuda_md_args &, const kc__nopar &) { __trap(); }
+};
+
+/* The index list "(i0, i1, ...)": its length, and the body function's
+ * parameters (one kc_index each, so an index the body does not use draws
+ * no warning).  kc__md_apply<R> calls it with the point's indices. */
+#define KC__NARG(...) KC__NARG_(__VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
+#define KC__NARG_(a1, a2, a3, a4, a5, a6, n, ...) n
+#define KC__MD_RANK(...) KC__NARG(__VA_ARGS__)
+#define KC__MD_PARAMS(...)                                                     \
+  KC__MD_CAT(KC__MD_PARAMS_, KC__NARG(__VA_ARGS__))(__VA_ARGS__)
+#define KC__MD_CAT(a, b) KC__MD_CAT_(a, b)
+#define KC__MD_CAT_(a, b) a##b
+#define KC__MD_PARAMS_2(a, b) kc_index a, kc_index b
+#define KC__MD_PARAMS_3(a, b, c) kc_index a, kc_index b, kc_index c
+#define KC__MD_PARAMS_4(a, b, c, d)                                            \
+  kc_index a, kc_index b, kc_index c, kc_index d
+#define KC__MD_PARAMS_5(a, b, c, d, e)                                         \
+  kc_index a, kc_index b, kc_index c, kc_index d, kc_index e
+#define KC__MD_PARAMS_6(a, b, c, d, e, g)                                      \
+  kc_index a, kc_index b, kc_index c, kc_index d, kc_index e, kc_index g
+
+/* The two entries of a kernel, over a driver type D for functor type F,
+ * whose first parameter is A (kc_cuda_args, kc_cuda_md_args or
+ * kc_cuda_team_args).  The functor travels by value when it fits beside A
+ * in the parameter space; otherwise the by-value entry takes a
+ * placeholder. */
+#define KC__PARAM_TYPE(F, A)                                                   \
+  kc__pbox<F, (sizeof(F) + sizeof(A) <= KC_CUDA_MAX_PARAM_BYTES)>::type
+#define KC__CUDA_ENTRIES(name, ftype, D, A)                                    \
+  extern "C" __global__ void name##__kcp(A kc__a,                              \
+                                         KC__PARAM_TYPE(ftype, A) kc__f) {     \
+    D::param(kc__a, kc__f);                                                    \
+  }                                                                            \
+  extern "C" __global__ void name##__kcg(A kc__a,                              \
+                                         const ftype *__restrict__ kc__f) {    \
+    D::run(kc__a, kc__f);                                                      \
+  }
+
+/* --------------------------------------------------------------- teams */
+
+/* The device team handle: one per thread, in registers once inlined. */
+struct kc_team {
+  kc_index league_rank;
+  kc_index league_size;
+  unsigned char *scratch[2];
+  const kc_cuda_team_args *args;
+};
+typedef struct kc_team kc_team;
+
+__device__ __forceinline__ kc_index kc_team_league_rank(const kc_team *t) {
+  return t->league_rank;
+}
+__device__ __forceinline__ kc_index kc_team_league_size(const kc_team *t) {
+  return t->league_size;
+}
+__device__ __forceinline__ int kc_team_rank(const kc_team *) {
+  return (int)threadIdx.y;
+}
+__device__ __forceinline__ int kc_team_size(const kc_team *) {
+  return (int)blockDim.y;
+}
+__device__ __forceinline__ int kc_team_vector_lane(const kc_team *) {
+  return (int)threadIdx.x;
+}
+__device__ __forceinline__ int kc_team_vector_length(const kc_team *) {
+  return (int)blockDim.x;
+}
+__device__ __forceinline__ void kc_team_barrier(const kc_team *) {
+  __syncthreads();
+}
+__device__ __forceinline__ void *kc_team_scratch(const kc_team *t, int level) {
+  const int l = level ? 1 : 0;
+  return t->args->scratch_team[l] ? (void *)t->scratch[l] : (void *)0;
+}
+__device__ __forceinline__ void *kc_thread_scratch(const kc_team *t,
+                                                   int level) {
+  const int l = level ? 1 : 0;
+  return t->args->scratch_thread[l]
+             ? (void *)(t->scratch[l] + t->args->scratch_offset[l] +
+                        (size_t)threadIdx.y * t->args->scratch_stride[l])
+             : (void *)0;
+}
+__device__ __forceinline__ size_t kc_team_scratch_size(const kc_team *t,
+                                                       int level) {
+  return t->args->scratch_team[level ? 1 : 0];
+}
+__device__ __forceinline__ size_t kc_thread_scratch_size(const kc_team *t,
+                                                         int level) {
+  return t->args->scratch_thread[level ? 1 : 0];
+}
+
+__device__ __forceinline__ void kc__team_init(kc_team *team,
+                                              const kc_cuda_team_args &a) {
+  team->league_size = a.a.end;
+  team->scratch[0] = kc__cuda_smem;
+  team->scratch[1] =
+      (unsigned char *)a.scratch1 + (size_t)blockIdx.x * a.scratch_total[1];
+  team->args = &a;
+}
+
+template <class F, class B> struct kc__team_drv {
+  KC__DEV void run(const kc_cuda_team_args &a, const F *f) {
+    kc_team team;
+    kc__team_init(&team, a);
+    for (kc_index r = blockIdx.x; r < a.a.end; r += gridDim.x) {
+      team.league_rank = r;
+      B::run(f, &team);
+      /* The next team of this block reuses the scratch (the nested
+       * operations' shared memory is guarded by their own barriers). */
+      if (r + gridDim.x < a.a.end && (a.scratch_total[0] | a.scratch_total[1]))
+        __syncthreads();
+    }
+  }
+  KC__DEV void param(const kc_cuda_team_args &a, const F &f) { run(a, &f); }
+  KC__DEV void param(const kc_cuda_team_args &, const kc__nopar &) { __trap(); }
+};
+
+template <class F, class V, class Op, class B> struct kc__team_reduce_drv {
+  KC__DEV void run(const kc_cuda_team_args &a, const F *f) {
+    kc_team team;
+    kc__team_init(&team, a);
+    V acc;
+    Op::ident(&acc, a.a);
+    if (!Op::ordered) {
+      for (kc_index r = blockIdx.x; r < a.a.end; r += gridDim.x) {
+        team.league_rank = r;
+        B::run(f, &team, acc);
+        if (r + gridDim.x < a.a.end &&
+            (a.scratch_total[0] | a.scratch_total[1]))
+          __syncthreads();
+      }
+      acc = kc__block_join<V, Op>(acc, 1);
+    } else {
+      /* A custom join: ranks in order, each team's threads and lanes in
+       * order (kc__block_join's barriers also separate the teams). */
+      const kc_index r0 = (kc_index)blockIdx.x * a.a.chunk;
+      const kc_index r1 = min(r0 + a.a.chunk, a.a.end);
+      for (kc_index r = r0; r < r1; r++) {
+        team.league_rank = r;
+        V v;
+        Op::ident(&v, a.a);
+        B::run(f, &team, v);
+        v = kc__block_join<V, Op>(v, 1);
+        Op::join(&acc, &v);
+      }
+    }
+    kc__reduce_finish<V, Op>(a.a, acc);
+  }
+  KC__DEV void param(const kc_cuda_team_args &a, const F &f) { run(a, &f); }
+  KC__DEV void param(const kc_cuda_team_args &, const kc__nopar &) { __trap(); }
+};
+
+/* ------------------------------------------------------- nested loops */
+
+/* Nested reducers: identities as libkc's built-in reducers have them. */
+template <class V> struct kc__lim;
+template <> struct kc__lim<int32_t> {
+  static __device__ __forceinline__ int32_t lo() { return INT32_MIN; }
+  static __device__ __forceinline__ int32_t hi() { return INT32_MAX; }
+};
+template <> struct kc__lim<int64_t> {
+  static __device__ __forceinline__ int64_t lo() { return INT64_MIN; }
+  static __device__ __forceinline__ int64_t hi() { return INT64_MAX; }
+};
+template <> struct kc__lim<uint32_t> {
+  static __device__ __forceinline__ uint32_t lo() { return 0; }
+  static __device__ __forceinline__ uint32_t hi() { return UINT32_MAX; }
+};
+template <> struct kc__lim<uint64_t> {
+  static __device__ __forceinline__ uint64_t lo() { return 0; }
+  static __device__ __forceinline__ uint64_t hi() { return UINT64_MAX; }
+};
+template <> struct kc__lim<float> {
+  static __device__ __forceinline__ float lo() {
+    return -__int_as_float(0x7f800000);
+  }
+  static __device__ __forceinline__ float hi() {
+    return __int_as_float(0x7f800000);
+  }
+};
+template <> struct kc__lim<double> {
+  static __device__ __forceinline__ double lo() {
+    return -__longlong_as_double(0x7ff0000000000000LL);
+  }
+  static __device__ __forceinline__ double hi() {
+    return __longlong_as_double(0x7ff0000000000000LL);
+  }
+};
+struct kc__nop_SUM {
+  template <class V> static __device__ __forceinline__ V ident() {
+    return (V)0;
+  }
+  template <class V>
+  static __device__ __forceinline__ void join(V *d, const V *s) {
+    *d += *s;
+  }
+};
+struct kc__nop_PROD {
+  template <class V> static __device__ __forceinline__ V ident() {
+    return (V)1;
+  }
+  template <class V>
+  static __device__ __forceinline__ void join(V *d, const V *s) {
+    *d *= *s;
+  }
+};
+struct kc__nop_MIN {
+  template <class V> static __device__ __forceinline__ V ident() {
+    return kc__lim<V>::hi();
+  }
+  template <class V>
+  static __device__ __forceinline__ void join(V *d, const V *s) {
+    if (*s < *d)
+      *d = *s;
+  }
+};
+struct kc__nop_MAX {
+  template <class V> static __device__ __forceinline__ V ident() {
+    return kc__lim<V>::lo();
+  }
+  template <class V>
+  static __device__ __forceinline__ void join(V *d, const V *s) {
+    if (*s > *d)
+      *d = *s;
+  }
+};
+/* A nested custom reducer, from the functions KC_REDUCER_IDENTITY and
+ * KC_REDUCER_JOIN define. */
+template <class V, void (*I)(V *), void (*J)(V *, const V *)>
+struct kc__nop_fn {
+  static __device__ __forceinline__ V ident() {
+    V v;
+    I(&v);
+    return v;
+  }
+  static __device__ __forceinline__ void join(V *d, const V *s) { J(d, s); }
+};
+#define KC__NOP_CUSTOM(rname, vtype)                                           \
+  kc__nop_fn<vtype, rname##__kcident, rname##__kcjoin>
+
+/* [*lo, *hi): part `k` of `parts` contiguous parts of [b, e). */
+__device__ __forceinline__ void kc__part(kc_index b, kc_index e, unsigned k,
+                                         unsigned parts, kc_index *lo,
+                                         kc_index *hi) {
+  const kc_index n = e > b ? e - b : 0;
+  const kc_index per = (n + parts - 1) / parts;
+  const kc_index l = b + (kc_index)k * per;
+  *lo = l < e ? l : e;
+  *hi = l + per < e ? l + per : e;
+}
+
+#endif /* KC_DETAIL_CUDA_DRIVERS_H */
