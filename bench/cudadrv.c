@@ -70,7 +70,7 @@ int bench_cuda_open(bench_cuda *cu, int device, const char *ptx, char *why,
   BENCH_CU(cu, cu->cuDevicePrimaryCtxRetain(&cu->ctx, cu->dev));
   BENCH_CU(cu, cu->cuCtxSetCurrent(cu->ctx));
   BENCH_CU(cu, cu->cuDeviceGetAttribute(
-                   &cu->sms, BENCH_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                   &cu->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
                    cu->dev));
   char log[8192] = "";
   int opts[2] = {JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES};

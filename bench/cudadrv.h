@@ -14,16 +14,8 @@
 
 #include <stddef.h>
 
-/* The subset of cuda.h the baselines use (ABI-stable since CUDA 4). */
-typedef int CUresult;
-typedef int CUdevice;
-typedef unsigned long long CUdeviceptr;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
-typedef struct CUstream_st *CUstream;
-
-#define BENCH_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+/* The driver's types and constants, as the CUDA plugin declares them. */
+#include "cu.h"
 
 typedef struct bench_cuda {
   void *lib;

@@ -46,29 +46,17 @@ static const char *prog = "launch";
 #define KC_ARGS_BYTES 72
 #define CONSTANT_REGION 61440
 
-enum { NSIZES = 5, NMODES = 7 };
+enum { NSIZES = 5, NMODES = 4 };
 static const size_t sizes[NSIZES] = {8, 128, 1600, 24000, 240000};
-/* One kc_init cycle each: the label, KC_CUDA_LAUNCH, and the plugin's
- * staging knobs KC_CUDA_STAGING and KC_CUDA_COPY_STREAM_MIN (variants of
- * the constant and global modes, measured for doc/hacking/cuda.md). */
+/* One kc_init cycle each: the label and KC_CUDA_LAUNCH. */
 static const struct {
-  const char *label, *launch, *staging, *copy_min;
+  const char *label, *launch;
 } modes[NMODES] = {
-    {"auto", "auto", NULL, NULL},
-    {"param", "param", NULL, NULL},
-    {"constant", "constant", NULL, NULL},
-    {"global", "global", NULL, NULL},
-    {"constant/pageable", "constant", "pageable", NULL},
-    {"global/pageable", "global", "pageable", NULL},
-    {"global/copy-stream", "global", NULL, "32768"},
+    {"auto", "auto"},
+    {"param", "param"},
+    {"constant", "constant"},
+    {"global", "global"},
 };
-
-static void set_or_unset(const char *name, const char *value) {
-  if (value)
-    setenv(name, value, 1);
-  else
-    unsetenv(name);
-}
 
 typedef struct row {
   int valid;
@@ -183,8 +171,6 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   setenv("KC_BACKEND", "cuda", 0);
   unsetenv("KC_CUDA_LAUNCH");
-  unsetenv("KC_CUDA_STAGING");
-  unsetenv("KC_CUDA_COPY_STREAM_MIN");
 
   kc_info info;
   bench_init(prog, &info);
@@ -240,8 +226,6 @@ int main(int argc, char **argv) {
     if (m > 0) {
       BENCH_KC(kc_finalize());
       setenv("KC_CUDA_LAUNCH", modes[m].launch, 1);
-      set_or_unset("KC_CUDA_STAGING", modes[m].staging);
-      set_or_unset("KC_CUDA_COPY_STREAM_MIN", modes[m].copy_min);
       BENCH_KC(kc_init());
     }
     for (int k = 0; k < NSIZES; k++) {
@@ -251,8 +235,7 @@ int main(int argc, char **argv) {
       /* Forced modes that would fall back to another are not repeated. */
       const char *lm = modes[m].launch;
       if ((strcmp(lm, "param") == 0 && !fits_param) ||
-          (strcmp(lm, "constant") == 0 && !fits_const) ||
-          (modes[m].copy_min && b < 32768))
+          (strcmp(lm, "constant") == 0 && !fits_const))
         continue;
       /* Warm-up: module load and JIT, rings, the driver's own caches. */
       kc_run(kern[k], functor, b, 200, 0);

@@ -22,7 +22,8 @@ int kc__cuda_sticky(kc__cuda_state *s) {
       KC_ESTICKY,
       "cuda: the CUDA context is unusable since a kernel faulted (%s%s%s); "
       "every later call fails; restart the process",
-      kc__cu_errstr(s->sticky), s->last_kernel ? ", last kernel launched: " : "",
+      kc__cu_errstr(s->sticky),
+      s->last_kernel ? ", last kernel launched: " : "",
       s->last_kernel ? s->last_kernel : "");
 }
 
@@ -110,14 +111,6 @@ static int init(void *state, const kc_backend_config *cfg) {
   if (rc)
     return rc;
   s->verbose = cfg->verbose;
-  const char *v = getenv("KC_CUDA_STAGING");
-  if (v && *v && strcmp(v, "pinned") != 0 && strcmp(v, "pageable") != 0)
-    return kc_backend_error(KC_EINVAL,
-                            "cuda: KC_CUDA_STAGING=%s; use pinned or pageable",
-                            v);
-  s->stage_pageable = v && strcmp(v, "pageable") == 0;
-  v = getenv("KC_CUDA_COPY_STREAM_MIN");
-  s->copy_stream_min = v && *v ? (size_t)strtoull(v, NULL, 10) : 0;
   s->cu = kc__cu_load();
   if (!s->cu)
     return KC_ENODEV;
@@ -155,7 +148,8 @@ static int init(void *state, const kc_backend_config *cfg) {
       (size_t)attr(s, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
   d->shared_memory_per_block_optin =
       (size_t)attr(s, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-  d->constant_memory = (size_t)attr(s, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+  d->constant_memory =
+      (size_t)attr(s, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
   d->warp_size = attr(s, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
   d->clock_khz = attr(s, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
   d->memory_clock_khz = attr(s, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
@@ -163,9 +157,8 @@ static int init(void *state, const kc_backend_config *cfg) {
   s->max_threads_per_sm =
       attr(s, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
   /* Kernel parameters: 4 KB, or 32 764 B from CUDA 12.1 on sm_70+. */
-  s->max_param = (s->driver_version >= 12010 && d->compute_major >= 7)
-                     ? 32764
-                     : 4096;
+  s->max_param =
+      (s->driver_version >= 12010 && d->compute_major >= 7) ? 32764 : 4096;
   d->max_param_bytes = s->max_param;
   if (!attr(s, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING)) {
     rc = kc_backend_error(KC_ENODEV,
@@ -190,18 +183,13 @@ static int init(void *state, const kc_backend_config *cfg) {
     rc = kc__cuda_fail(s, r, KC_EDEVICE, "allocating the reduction counter");
     goto fail;
   }
-  kc_backend_verbose("cuda: device %d: %s, sm_%d%d, %d SMs, %.1f GiB, driver "
-                     "%d.%d, launch mode %s",
-                     s->ordinal, d->name, d->compute_major, d->compute_minor,
-                     d->multiprocessors,
-                     (double)d->total_memory / (1024.0 * 1024 * 1024),
-                     s->driver_version / 1000, s->driver_version % 1000 / 10,
-                     getenv("KC_CUDA_LAUNCH") ? getenv("KC_CUDA_LAUNCH")
-                                              : "auto");
-  if (s->stage_pageable || s->copy_stream_min)
-    kc_backend_verbose("cuda: staging %s, copy stream from %zu bytes",
-                       s->stage_pageable ? "pageable" : "pinned",
-                       s->copy_stream_min);
+  kc_backend_verbose(
+      "cuda: device %d: %s, sm_%d%d, %d SMs, %.1f GiB, driver "
+      "%d.%d, launch mode %s",
+      s->ordinal, d->name, d->compute_major, d->compute_minor,
+      d->multiprocessors, (double)d->total_memory / (1024.0 * 1024 * 1024),
+      s->driver_version / 1000, s->driver_version % 1000 / 10,
+      getenv("KC_CUDA_LAUNCH") ? getenv("KC_CUDA_LAUNCH") : "auto");
   return 0;
 fail:
   release_all(s);
@@ -255,9 +243,8 @@ static int mem_alloc(void *state, kc_space space, size_t bytes, void **out) {
   case KC_SPACE_HOST: {
     void *p = NULL;
     if (posix_memalign(&p, 64, n) != 0)
-      return kc_backend_error(KC_ENOMEM,
-                              "cuda: out of host memory allocating %zu bytes",
-                              bytes);
+      return kc_backend_error(
+          KC_ENOMEM, "cuda: out of host memory allocating %zu bytes", bytes);
     *out = p;
     return 0;
   }
@@ -279,8 +266,8 @@ static int mem_alloc(void *state, kc_space space, size_t bytes, void **out) {
   case KC_SPACE_HOST_PINNED: {
     void *p = NULL;
     call = "cuMemHostAlloc";
-    r = s->cu->cuMemHostAlloc(&p, n, CU_MEMHOSTALLOC_PORTABLE |
-                                         CU_MEMHOSTALLOC_DEVICEMAP);
+    r = s->cu->cuMemHostAlloc(
+        &p, n, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
     d = (CUdeviceptr)(uintptr_t)p;
     break;
   }
@@ -323,9 +310,8 @@ static int fence(void *state) {
   return r ? kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamSynchronize") : 0;
 }
 
-static int mem_copy(void *state, void *dst, kc_space dst_space,
-                    const void *src, kc_space src_space, size_t bytes,
-                    int async) {
+static int mem_copy(void *state, void *dst, kc_space dst_space, const void *src,
+                    kc_space src_space, size_t bytes, int async) {
   kc__cuda_state *s = state;
   CHECK_UP(s);
   /* Host to host: nothing for the copy engines; order after the queue. */
@@ -337,9 +323,9 @@ static int mem_copy(void *state, void *dst, kc_space dst_space,
   }
   /* With unified addressing one call covers every direction; the driver
    * treats pointers it does not know as pageable host memory. */
-  CUresult r = s->cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst,
-                                    (CUdeviceptr)(uintptr_t)src, bytes,
-                                    s->stream);
+  CUresult r =
+      s->cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst,
+                           (CUdeviceptr)(uintptr_t)src, bytes, s->stream);
   if (r != CUDA_SUCCESS)
     return kc__cuda_fail(s, r, KC_EDEVICE, "cuMemcpyAsync");
   if (!async && (r = s->cu->cuStreamSynchronize(s->stream)) != CUDA_SUCCESS)

@@ -3,8 +3,14 @@
  * The core allocates `kc__cuda_state` (zeroed) and one `kc__cuda_kernel` per
  * kernel, and serialises every call into the plugin (backend.h), so nothing
  * here needs a lock.  Everything a launch needs is found through these two
- * structs: no lookups, allocations or system calls beyond the driver calls
- * themselves happen on the launch path.
+ * structs: no lookups and no system calls beyond the driver calls
+ * themselves happen on the launch path, and no allocation but the growth
+ * of a buffer a launch outgrows (staging.c).
+ *
+ * Files by job: cuda.c (init, finalize, info, memory, fence), driver.c
+ * (loading the Driver API, cu.h), module.c (modules, kernel_prepare),
+ * geometry.c (block sizes, MD and team geometry), staging.c (device buffers
+ * and the functor staging ring), launch.c (the launch slot).
  */
 #ifndef KC_CUDA_PLUGIN_H
 #define KC_CUDA_PLUGIN_H
@@ -49,7 +55,7 @@ typedef struct kc__cuda_module {
   CUdeviceptr staging; /* KC_CUDA_STAGING_SYMBOL, or 0 */
   size_t staging_size;
   size_t staging_next; /* where the next constant-mode functor goes */
-  int users;          /* kernels prepared on it */
+  int users;           /* kernels prepared on it */
   struct kc__cuda_module *next;
 } kc__cuda_module;
 
@@ -77,11 +83,11 @@ typedef struct kc__cuda_entry {
 /* Per kernel (the core's kernel_state bytes). */
 typedef struct kc__cuda_kernel {
   kc__cuda_module *mod;
-  kc__cuda_entry p;   /* <entry>__kcp, functor by value */
-  kc__cuda_entry g;   /* <entry>__kcg, functor through a pointer */
-  kc__cuda_entry call;/* CALL kernels: <entry> itself */
-  size_t param_off;   /* offset of the functor parameter of __kcp */
-  size_t param_size;  /* its size, 0 if the driver cannot say */
+  kc__cuda_entry p;    /* <entry>__kcp, functor by value */
+  kc__cuda_entry g;    /* <entry>__kcg, functor through a pointer */
+  kc__cuda_entry call; /* CALL kernels: <entry> itself */
+  size_t param_off;    /* offset of the functor parameter of __kcp */
+  size_t param_size;   /* its size, 0 if the driver cannot say */
   size_t value_size;
   size_t args_size;   /* sizeof the entry's first parameter (kc_cuda_args,
                          kc_cuda_md_args or kc_cuda_team_args) */
@@ -102,24 +108,12 @@ typedef struct kc__cuda_state {
   int max_threads_per_sm;
   size_t max_param; /* kernel parameter bytes the driver takes */
   int mode;         /* forced launch mode, MODE_AUTO if none */
-  /* Tuning knobs for measurements (doc/hacking/cuda.md, "Launch path"):
-   * KC_CUDA_STAGING=pageable copies functors straight from the caller's
-   * memory (the driver stages them) instead of through the pinned ring;
-   * KC_CUDA_COPY_STREAM_MIN=bytes sends global-mode functors of at least
-   * that size through the copy stream (0: never, the default). */
-  int stage_pageable;
-  size_t copy_stream_min;
   int verbose;
   /* A fault that made the context unusable; every later call reports it. */
   CUresult sticky;
   const char *last_kernel; /* name of the latest kernel launched */
   kc__cuda_module *modules;
   kc__cuda_ring ring; /* functor staging (constant and global modes) */
-  /* Large global-mode functors are copied on a second stream, so the copy
-   * of one launch's functor overlaps the kernel before it; the kernel
-   * waits for its copy through `copied`. */
-  CUstream copy_stream;
-  CUevent copied;
   /* Reductions and scans: one value per block, the last-block counter, and
    * the mapped pinned slot a blocking reduction's result lands in. */
   CUdeviceptr partials;
@@ -147,12 +141,61 @@ int kc__cuda_fail(kc__cuda_state *s, CUresult r, int code, const char *what);
 /* KC_ESTICKY with the remembered fault, for calls after it. */
 int kc__cuda_sticky(kc__cuda_state *s);
 
-/* Launch path (launch.c). */
+#define KC__ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
+
+/* a / b rounded up, for a >= 0 and b > 0, without overflow near
+ * INT64_MAX. */
+static inline kc_index kc__cdiv(kc_index a, kc_index b) {
+  return a / b + (a % b != 0);
+}
+
+/* Kernel kinds that carry a value (reductions and scans). */
+static inline int kc__cuda_kind_reduces(kc_kernel_kind kind) {
+  return kind == KC_KERNEL_REDUCE || kind == KC_KERNEL_SCAN ||
+         kind == KC_KERNEL_MDREDUCE || kind == KC_KERNEL_TEAM_REDUCE;
+}
+
+/* module.c: the kernel slots. */
 int kc__cuda_kernel_prepare(void *state, const kc_kernel_info *k,
                             void *kernel_state);
 void kc__cuda_kernel_release(void *state, const kc_kernel_info *k,
                              void *kernel_state);
-int kc__cuda_launch(void *state, const kc_launch *l);
+
+/* geometry.c.  deduce: entry e's block size, resident grid and dynamic
+ * shared memory, once (Kokkos' block-size rule).  occupancy: resident
+ * blocks per SM at a block size and dynamic shared memory, cached per
+ * entry.  md_geometry / team_geometry: one launch's tiles, block, grid,
+ * shared memory and arguments, every limit checked before anything is
+ * queued (team_geometry may grow the level-1 scratch). */
+int kc__cuda_deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
+                    size_t smem_per_thread);
+int kc__cuda_occupancy(kc__cuda_state *s, kc__cuda_entry *e, unsigned block,
+                       size_t smem, int *bps);
+int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
+                         const kc_launch *l, kc_cuda_md_args *m, unsigned *bx,
+                         unsigned *by);
+int kc__cuda_team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
+                           const kc_launch *l, kc_cuda_team_args *ta,
+                           unsigned *vlp, unsigned *tsp, size_t *smemp,
+                           unsigned *gridp);
+
+/* staging.c.  grow: makes *buf at least `bytes` of device memory (rounded
+ * up to `align`); when it must grow, waits for the stream (an earlier
+ * launch may still use the old buffer), frees it and allocates; on failure
+ * nothing is held.  ensure_partials / ensure_result_slot: the reduction
+ * scratch and the mapped pinned result slot, grown likewise.  stage:
+ * copies a functor into the ring and queues its copy to the device; *dst
+ * gets the address the kernel reads it from (`global`: global memory, else
+ * the module's constant region).  launch_finalize: frees all of it. */
+int kc__cuda_grow(kc__cuda_state *s, CUdeviceptr *buf, size_t *size,
+                  size_t bytes, size_t align, const char *what);
+int kc__cuda_ensure_partials(kc__cuda_state *s, size_t bytes);
+int kc__cuda_ensure_result_slot(kc__cuda_state *s, size_t bytes);
+int kc__cuda_stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
+                   size_t n, int global, CUdeviceptr *dst);
 void kc__cuda_launch_finalize(kc__cuda_state *s);
+
+/* launch.c: the launch slot. */
+int kc__cuda_launch(void *state, const kc_launch *l);
 
 #endif /* KC_CUDA_PLUGIN_H */

@@ -1,0 +1,255 @@
+/* kc CUDA plugin — the device buffers a launch uses and functor staging.
+ *
+ * Buffers (reduction partials, the result slot, level-1 team scratch) are
+ * grown on demand, never shrunk: after a launch that needed more, later
+ * launches of the same shape find them large enough and allocate nothing.
+ * Growing is the one allocation a launch may make; it waits for the
+ * stream first, because an earlier launch may still use the old buffer.
+ *
+ * Functors that do not travel as kernel parameters go through the staging
+ * ring (plugin.h): copied into a slot of pinned host memory, then queued
+ * on the stream to the module's constant region or to global memory.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+/* Initial size of the staging ring (grown for a functor over half of it). */
+#define RING_BYTES (4u << 20)
+
+/* ------------------------------------------------------------- buffers */
+
+/* Waits for every launch queued on the stream: a buffer is about to be
+ * freed and replaced. */
+static int drain(kc__cuda_state *s) {
+  CUresult r = s->cu->cuStreamSynchronize(s->stream);
+  return r ? kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamSynchronize") : 0;
+}
+
+int kc__cuda_grow(kc__cuda_state *s, CUdeviceptr *buf, size_t *size,
+                  size_t bytes, size_t align, const char *what) {
+  if (bytes <= *size)
+    return 0;
+  const kc__cu_api *cu = s->cu;
+  int rc = drain(s);
+  if (rc)
+    return rc;
+  if (*buf)
+    cu->cuMemFree(*buf);
+  *buf = 0;
+  *size = 0;
+  bytes = KC__ALIGN_UP(bytes, align);
+  CUresult r = cu->cuMemAlloc(buf, bytes);
+  if (r != CUDA_SUCCESS) {
+    *buf = 0;
+    return kc__cuda_fail(s, r, KC_ENOMEM, what);
+  }
+  *size = bytes;
+  return 0;
+}
+
+int kc__cuda_ensure_partials(kc__cuda_state *s, size_t bytes) {
+  return kc__cuda_grow(s, &s->partials, &s->partials_size, bytes, 4096,
+                       "allocating reduction scratch");
+}
+
+int kc__cuda_ensure_result_slot(kc__cuda_state *s, size_t bytes) {
+  if (bytes <= s->res_size)
+    return 0;
+  const kc__cu_api *cu = s->cu;
+  int rc = drain(s);
+  if (rc)
+    return rc;
+  if (s->res_host)
+    cu->cuMemFreeHost(s->res_host);
+  s->res_host = NULL;
+  s->res_size = 0;
+  bytes = KC__ALIGN_UP(bytes < 256 ? 256 : bytes, 256);
+  CUresult r =
+      cu->cuMemHostAlloc(&s->res_host, bytes,
+                         CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  if (r != CUDA_SUCCESS)
+    return kc__cuda_fail(s, r, KC_ENOMEM, "allocating the result slot");
+  if ((r = cu->cuMemHostGetDevicePointer(&s->res_dev, s->res_host, 0)) !=
+      CUDA_SUCCESS)
+    return kc__cuda_fail(s, r, KC_EDEVICE, "cuMemHostGetDevicePointer");
+  s->res_size = bytes;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- ring */
+
+static void ring_free(kc__cuda_state *s, kc__cuda_ring *r) {
+  const kc__cu_api *cu = s->cu;
+  for (int h = 0; h < 2; h++)
+    if (r->ev[h])
+      cu->cuEventDestroy(r->ev[h]);
+  if (r->host)
+    cu->cuMemFreeHost(r->host);
+  if (r->dev)
+    cu->cuMemFree(r->dev);
+  memset(r, 0, sizeof *r);
+}
+
+static int ring_setup(kc__cuda_state *s, kc__cuda_ring *r, size_t size) {
+  const kc__cu_api *cu = s->cu;
+  CUresult e;
+  void *h = NULL;
+  memset(r, 0, sizeof *r);
+  if ((e = cu->cuMemHostAlloc(&h, size, CU_MEMHOSTALLOC_PORTABLE)) !=
+          CUDA_SUCCESS ||
+      (r->host = h, r->size = size,
+       (e = cu->cuEventCreate(&r->ev[0], CU_EVENT_DISABLE_TIMING))) !=
+          CUDA_SUCCESS ||
+      (e = cu->cuEventCreate(&r->ev[1], CU_EVENT_DISABLE_TIMING)) !=
+          CUDA_SUCCESS) {
+    ring_free(s, r);
+    return kc__cuda_fail(s, e, KC_ENOMEM, "setting up functor staging");
+  }
+  return 0;
+}
+
+/* A ring with room for an n-byte functor (and a device side in global
+ * mode): set up at first use, grown (after draining the stream, since
+ * queued copies may still read the old slots) for a larger functor. */
+static int ring_ready(kc__cuda_state *s, kc__cuda_ring *r, size_t n,
+                      int global) {
+  const size_t sz = KC__ALIGN_UP(n, 256);
+  int rc;
+  if (r->host && sz <= r->size && (!global || r->dev))
+    return 0;
+  size_t want = r->size ? r->size : RING_BYTES;
+  while (want < sz)
+    want *= 2;
+  if (r->host && want != r->size) {
+    if ((rc = drain(s)) != 0)
+      return rc;
+    ring_free(s, r);
+  }
+  if (!r->host && (rc = ring_setup(s, r, want)) != 0)
+    return rc;
+  if (global && !r->dev) {
+    CUresult e = s->cu->cuMemAlloc(&r->dev, r->size);
+    if (e != CUDA_SUCCESS) {
+      r->dev = 0;
+      return kc__cuda_fail(s, e, KC_ENOMEM, "allocating functor staging");
+    }
+  }
+  return 0;
+}
+
+static inline int ring_wait(kc__cuda_state *s, kc__cuda_ring *r, int h) {
+  if (!r->pending[h])
+    return 0;
+  r->pending[h] = 0;
+  CUresult e = s->cu->cuEventSynchronize(r->ev[h]);
+  return e ? kc__cuda_fail(s, e, KC_EDEVICE, "cuEventSynchronize") : 0;
+}
+
+static inline int ring_record(kc__cuda_state *s, kc__cuda_ring *r, int h) {
+  CUresult e = s->cu->cuEventRecord(r->ev[h], s->stream);
+  if (e != CUDA_SUCCESS)
+    return kc__cuda_fail(s, e, KC_ELAUNCH, "cuEventRecord");
+  r->pending[h] = 1;
+  return 0;
+}
+
+/* The host offset of a slot for n functor bytes.  Queue the copy out of
+ * it before the next reservation. */
+static int ring_reserve(kc__cuda_state *s, kc__cuda_ring *r, size_t n,
+                        size_t *off) {
+  size_t sz = KC__ALIGN_UP(n ? n : 1, 256), half = r->size / 2;
+  int rc;
+  if (r->big) {
+    /* The previous functor took the whole ring; its copy is queued now. */
+    r->big = 0;
+    if ((rc = ring_record(s, r, 0)) != 0)
+      return rc;
+  }
+  if (sz > half) {
+    /* Larger than half the ring (ring_ready made sure it fits): the whole
+     * of it, once both halves are free. */
+    if ((rc = ring_wait(s, r, 0)) || (rc = ring_wait(s, r, 1)))
+      return rc;
+    *off = 0;
+    r->half = 1;
+    r->cursor = r->size;
+    r->big = 1;
+    return 0;
+  }
+  if (r->cursor + sz > (size_t)(r->half + 1) * half) {
+    /* Leave this half: its slots are free once the copies queued so far
+     * have run. */
+    if ((rc = ring_record(s, r, r->half)) != 0)
+      return rc;
+    r->half ^= 1;
+    r->cursor = (size_t)r->half * half;
+    if ((rc = ring_wait(s, r, r->half)) != 0)
+      return rc;
+  }
+  *off = r->cursor;
+  r->cursor += sz;
+  return 0;
+}
+
+/* The next slot of the module's constant staging region, in turn; a slot's
+ * reuse is ordered by the stream. */
+static CUdeviceptr constant_slot(kc__cuda_module *m, size_t n) {
+  size_t sz = KC__ALIGN_UP(n ? n : 1, 256);
+  if (m->staging_next + sz > m->staging_size)
+    m->staging_next = 0;
+  CUdeviceptr to = m->staging + m->staging_next;
+  m->staging_next += sz;
+  return to;
+}
+
+int kc__cuda_stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
+                   size_t n, int global, CUdeviceptr *dst) {
+  kc__cuda_ring *r = &s->ring;
+  int rc;
+  if (n > (SIZE_MAX >> 2))
+    return kc_backend_error(KC_ENOMEM,
+                            "cuda: a functor of %zu bytes cannot be staged", n);
+  size_t off;
+  if ((rc = ring_ready(s, r, n, global)) != 0 ||
+      (rc = ring_reserve(s, r, n, &off)) != 0)
+    return rc;
+  memcpy(r->host + off, src, n);
+  CUdeviceptr to = global ? r->dev + off : constant_slot(m, n);
+  CUresult e;
+  if (n && (e = s->cu->cuMemcpyHtoDAsync(to, r->host + off, n, s->stream)) !=
+               CUDA_SUCCESS)
+    return kc__cuda_fail(s, e, KC_ELAUNCH,
+                         "staging a functor (cuMemcpyHtoDAsync)");
+  *dst = to;
+  return 0;
+}
+
+void kc__cuda_launch_finalize(kc__cuda_state *s) {
+  const kc__cu_api *cu = s->cu;
+  /* Modules whose kernels were not released (the core releases them all
+   * before finalize; this is the safety net). */
+  while (s->modules) {
+    kc__cuda_module *m = s->modules;
+    s->modules = m->next;
+    cu->cuModuleUnload(m->mod);
+    free(m);
+  }
+  ring_free(s, &s->ring);
+  if (s->partials)
+    cu->cuMemFree(s->partials);
+  s->partials = 0;
+  s->partials_size = 0;
+  if (s->res_host)
+    cu->cuMemFreeHost(s->res_host);
+  s->res_host = NULL;
+  s->res_size = 0;
+  if (s->scratch1)
+    cu->cuMemFree(s->scratch1);
+  s->scratch1 = 0;
+  s->scratch1_size = 0;
+}
