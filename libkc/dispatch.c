@@ -20,28 +20,6 @@ typedef enum call { CALL_FOR, CALL_REDUCE, CALL_SCAN, CALL_CALL } call;
 static const char *const call_fn[] = {"kc_parallel_for", "kc_parallel_reduce",
                                       "kc_parallel_scan", "kc_parallel_call"};
 
-static const char *kind_name(kc_kernel_kind k) {
-  switch (k) {
-  case KC_KERNEL_FOR:
-    return "FOR";
-  case KC_KERNEL_REDUCE:
-    return "REDUCE";
-  case KC_KERNEL_SCAN:
-    return "SCAN";
-  case KC_KERNEL_MDFOR:
-    return "MDFOR";
-  case KC_KERNEL_MDREDUCE:
-    return "MDREDUCE";
-  case KC_KERNEL_TEAM:
-    return "TEAM";
-  case KC_KERNEL_TEAM_REDUCE:
-    return "TEAM_REDUCE";
-  case KC_KERNEL_CALL:
-    return "CALL";
-  }
-  return "?";
-}
-
 static const char *policy_name(kc_policy_kind k) {
   switch (k) {
   case KC_POLICY_RANGE:
@@ -57,30 +35,13 @@ static const char *policy_name(kc_policy_kind k) {
 /* Which launch call runs a kernel kind. */
 static call call_of(kc_kernel_kind k) {
   switch (k) {
-  case KC_KERNEL_REDUCE:
-  case KC_KERNEL_MDREDUCE:
-  case KC_KERNEL_TEAM_REDUCE:
-    return CALL_REDUCE;
-  case KC_KERNEL_SCAN:
-    return CALL_SCAN;
-  case KC_KERNEL_CALL:
-    return CALL_CALL;
-  default:
-    return CALL_FOR;
+#define KC__X(K, n, p, v, c)                                                   \
+  case KC_KERNEL_##K:                                                          \
+    return CALL_##c;
+    KC_KERNEL_KIND_MAP(KC__X)
+#undef KC__X
   }
-}
-
-static kc_policy_kind policy_of(kc_kernel_kind k) {
-  switch (k) {
-  case KC_KERNEL_MDFOR:
-  case KC_KERNEL_MDREDUCE:
-    return KC_POLICY_MDRANGE;
-  case KC_KERNEL_TEAM:
-  case KC_KERNEL_TEAM_REDUCE:
-    return KC_POLICY_TEAM;
-  default:
-    return KC_POLICY_RANGE;
-  }
+  return CALL_FOR;
 }
 
 /* Checks a launch and fills *l; the detail names the call and kernel. */
@@ -107,15 +68,15 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                      "(kernel '%s')",
                      fn, functor_size, ki->name);
   if (call_of(ki->kind) != c)
-    return kc__error(KC_EINVAL,
-                     "%s: kernel '%s' is a %s kernel; launch it with %s", fn,
-                     ki->name, kind_name(ki->kind), call_fn[call_of(ki->kind)]);
-  kc_policy_kind want = policy_of(ki->kind);
+    return kc__error(
+        KC_EINVAL, "%s: kernel '%s' is a %s kernel; launch it with %s", fn,
+        ki->name, kc__kind_name(ki->kind), call_fn[call_of(ki->kind)]);
+  kc_policy_kind want = kc__kind_policy(ki->kind);
   if (p->kind != want)
     return kc__error(KC_EINVAL,
                      "%s: kernel '%s' is a %s kernel and needs a %s policy, "
                      "not %s",
-                     fn, ki->name, kind_name(ki->kind), policy_name(want),
+                     fn, ki->name, kc__kind_name(ki->kind), policy_name(want),
                      policy_name(p->kind));
   if (p->schedule != KC_SCHEDULE_STATIC && p->schedule != KC_SCHEDULE_DYNAMIC)
     return kc__error(KC_EINVAL, "%s: %d is not a schedule (kernel '%s')", fn,

@@ -58,11 +58,26 @@ int kc__error(int code, const char *fmt, ...) {
   return code;
 }
 
-int kc_backend_error(int code, const char *fmt, ...) {
+/* The plugins' names (backend.h) for kc__error and kc__verbose. */
+int kc_backend_error(int code, const char *fmt, ...)
+    __attribute__((alias("kc__error")));
+
+int kc__error_wrap(int code, const char *fmt, ...) {
+  /* The lower layer's detail is read before it is overwritten; no
+   * allocation (this reports failures, out of memory among them). */
+  static _Thread_local char below[KC__DETAIL_MAX];
+  memcpy(below, detail, sizeof below);
+  char *at = detail;
+  size_t room = sizeof detail;
   va_list ap;
   va_start(ap, fmt);
-  kc__verror(code, fmt, ap);
+  int n = vsnprintf(at, room, fmt, ap);
   va_end(ap);
+  if (n >= 0 && (size_t)n < room)
+    snprintf(at + n, room - (size_t)n, ": %s",
+             *below ? below : kc_strerror(code));
+  if (strlen(detail) == sizeof detail - 1)
+    memcpy(detail + sizeof detail - 4, "...", 4);
   return code;
 }
 
@@ -122,14 +137,8 @@ void kc__verbose(const char *fmt, ...) {
   va_end(ap);
 }
 
-void kc_backend_verbose(const char *fmt, ...) {
-  if (!kc__verbose_on())
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vverbose(fmt, ap);
-  va_end(ap);
-}
+void kc_backend_verbose(const char *fmt, ...)
+    __attribute__((alias("kc__verbose")));
 
 const char *kc__secure_getenv(const char *name) {
   const char *v = secure_getenv(name);

@@ -55,6 +55,20 @@ static int cpuinfo(const char *key, char *out, size_t cap) {
   return found;
 }
 
+int kc_host_backend_probe(int *ndevices) {
+  *ndevices = 1;
+  return 0;
+}
+
+void kc_host_backend_info(kc_info *out, int nthreads) {
+  out->concurrency = nthreads;
+  out->num_threads = nthreads;
+  out->device_count = 1;
+  out->device = -1;
+  out->spaces = 1u << KC_SPACE_HOST;
+  kc_host_device_info(&out->dev);
+}
+
 void kc_host_device_info(kc_device_info *dev) {
   memset(dev, 0, sizeof *dev);
   if (!cpuinfo("model name", dev->name, sizeof dev->name) &&

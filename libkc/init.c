@@ -197,12 +197,9 @@ static int start_backend(const kc__backend_pick *pick, void *arg) {
   kc__error(0, "%s", "");
   rc = KC__SLOT(ops->init(state, cfg));
   if (rc < 0) {
-    char *why = strdup(*kc_last_error() ? kc_last_error() : kc_strerror(rc));
     free(state);
-    kc__error(rc, "backend '%s' (%s) failed to initialise: %s", ops->name,
-              pick->path, why ? why : kc_strerror(rc));
-    free(why);
-    return rc;
+    return kc__error_wrap(rc, "backend '%s' (%s) failed to initialise",
+                          ops->name, pick->path);
   }
 
   kc__rt.ops = ops;
@@ -215,16 +212,13 @@ static int start_backend(const kc__backend_pick *pick, void *arg) {
   rc = fill_info(info);
   pthread_mutex_unlock(&kc__rt.lock);
   if (rc < 0) {
-    char *why = strdup(kc_last_error());
-    KC__SLOT_VOID(ops->finalize(state));
+    kc__error_wrap(rc, "backend '%s': its info slot failed", ops->name);
+    KC__SLOT_VOID(ops->finalize(state)); /* must not fail (backend.h) */
     free(state);
     kc__rt.ops = NULL;
     kc__rt.state = NULL;
     kc__rt.name = NULL;
     kc__rt.path[0] = '\0';
-    kc__error(rc, "backend '%s': its info slot failed: %s", ops->name,
-              why ? why : kc_strerror(rc));
-    free(why);
     return rc;
   }
   return 0;

@@ -60,6 +60,44 @@
 /* Sets the calling thread's detail and returns `code`. */
 int kc__error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3))) KC__HIDDEN;
+/* Kernel kinds, from KC_KERNEL_KIND_MAP (kc.h): whether a kind carries a
+ * value, the policy it launches with, its upper-case name. */
+static inline int kc__kind_has_value(kc_kernel_kind k) {
+  switch (k) {
+#define KC__X(K, n, p, v, c)                                                   \
+  case KC_KERNEL_##K:                                                          \
+    return v;
+    KC_KERNEL_KIND_MAP(KC__X)
+#undef KC__X
+  }
+  return 0;
+}
+static inline kc_policy_kind kc__kind_policy(kc_kernel_kind k) {
+  switch (k) {
+#define KC__X(K, n, p, v, c)                                                   \
+  case KC_KERNEL_##K:                                                          \
+    return KC_POLICY_##p;
+    KC_KERNEL_KIND_MAP(KC__X)
+#undef KC__X
+  }
+  return KC_POLICY_RANGE;
+}
+static inline const char *kc__kind_name(kc_kernel_kind k) {
+  switch (k) {
+#define KC__X(K, n, p, v, c)                                                   \
+  case KC_KERNEL_##K:                                                          \
+    return #K;
+    KC_KERNEL_KIND_MAP(KC__X)
+#undef KC__X
+  }
+  return "?";
+}
+
+/* Re-raises a lower layer's failure with context: sets the detail to
+ * "<fmt ...>: <the detail it left>" (or "...: <kc_strerror(code)>" when it
+ * left none) and returns `code`. */
+int kc__error_wrap(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 int kc__verror(int code, const char *fmt, va_list ap) KC__HIDDEN;
 /* Prints "kc: <line>" to stderr when KC_VERBOSE is set. */
 void kc__verbose(const char *fmt, ...)
@@ -93,9 +131,9 @@ typedef struct kc__runtime {
   char path[4096];  /* file, or "built-in" */
   int ndevices;     /* what probe said */
   kc_backend_config cfg;
-  char device_from[128];  /* what chose cfg.device (launcher.c) */
-  unsigned spaces;        /* from the backend's info slot */
-  unsigned gen;           /* bumped at each successful init */
+  char device_from[128]; /* what chose cfg.device (launcher.c) */
+  unsigned spaces;       /* from the backend's info slot */
+  unsigned gen;          /* bumped at each successful init */
 } kc__runtime;
 
 extern kc__runtime kc__rt KC__HIDDEN;

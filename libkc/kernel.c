@@ -81,11 +81,6 @@ static int parse_signature(const char *name, const char *sig) {
   return n;
 }
 
-static int is_reducing(kc_kernel_kind k) {
-  return k == KC_KERNEL_REDUCE || k == KC_KERNEL_SCAN ||
-         k == KC_KERNEL_MDREDUCE || k == KC_KERNEL_TEAM_REDUCE;
-}
-
 int kc_kernel_register(const kc_kernel_desc *desc, kc_kernel **out) {
   if (out)
     *out = NULL;
@@ -103,32 +98,33 @@ int kc_kernel_register(const kc_kernel_desc *desc, kc_kernel **out) {
                      desc->struct_size);
   kc_kernel_desc d;
   memset(&d, 0, sizeof d);
-  memcpy(&d, desc,
-         desc->struct_size < sizeof d ? desc->struct_size : sizeof d);
+  memcpy(&d, desc, desc->struct_size < sizeof d ? desc->struct_size : sizeof d);
 
   if (!d.name || !*d.name)
     return kc__error(KC_EINVAL, "kc_kernel_register: the kernel has no name");
   if (d.kind < KC_KERNEL_FOR || d.kind > KC_KERNEL_CALL)
-    return kc__error(KC_EINVAL, "kernel '%s': %d is not a kernel kind",
-                     d.name, (int)d.kind);
+    return kc__error(KC_EINVAL, "kernel '%s': %d is not a kernel kind", d.name,
+                     (int)d.kind);
   if (!d.host && !d.ptx)
     return kc__error(KC_EINVAL,
                      "kernel '%s': it has neither a host function nor PTX",
                      d.name);
   int md = d.kind == KC_KERNEL_MDFOR || d.kind == KC_KERNEL_MDREDUCE;
   if (md ? (d.rank < 2 || d.rank > KC_MAX_RANK) : (d.rank < 0 || d.rank > 1))
-    return kc__error(KC_EINVAL, "kernel '%s': rank %d is not valid for its "
-                                "kind (MD kernels: 2..%d; others: 0 or 1)",
+    return kc__error(KC_EINVAL,
+                     "kernel '%s': rank %d is not valid for its "
+                     "kind (MD kernels: 2..%d; others: 0 or 1)",
                      d.name, d.rank, KC_MAX_RANK);
   int nargs = 0;
-  if (d.kind == KC_KERNEL_CALL && (nargs = parse_signature(d.name,
-                                                           d.signature)) < 0)
+  if (d.kind == KC_KERNEL_CALL &&
+      (nargs = parse_signature(d.name, d.signature)) < 0)
     return nargs;
   kc_reducer red = d.reducer;
   size_t vsize = 0;
-  if (is_reducing(d.kind) && (vsize = kc__reducer_complete(&red, d.name)) == 0)
+  if (kc__kind_has_value(d.kind) &&
+      (vsize = kc__reducer_complete(&red, d.name)) == 0)
     return KC_EINVAL; /* detail set */
-  if (!is_reducing(d.kind))
+  if (!kc__kind_has_value(d.kind))
     memset(&red, 0, sizeof red);
 
   kc_kernel *k = calloc(1, sizeof *k);

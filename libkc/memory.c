@@ -121,15 +121,11 @@ static int malloc_entered(void **out, size_t bytes, kc_space space,
     rc = KC__SLOT(kc__rt.ops->mem_alloc(kc__rt.state, space, ask, &p));
     if (rc == 0 && !p)
       rc = KC_ENOMEM;
-    if (rc < 0) {
-      char why[1024];
-      snprintf(why, sizeof why, "%s", kc_last_error());
-      kc__error(rc,
-                "kc_malloc: cannot allocate %zu bytes of %s memory for '%s' "
-                "on backend '%s'%s%s",
-                bytes, kc_space_name(space), lab, kc__rt.name, *why ? ": " : "",
-                why);
-    }
+    if (rc < 0)
+      kc__error_wrap(rc,
+                     "kc_malloc: cannot allocate %zu bytes of %s memory for "
+                     "'%s' on backend '%s'",
+                     bytes, kc_space_name(space), lab, kc__rt.name);
   } else {
     size_t n = (ask + 63) & ~(size_t)63;
     p = n >= ask ? aligned_alloc(64, n) : NULL;

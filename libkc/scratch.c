@@ -13,7 +13,7 @@ int kc_kernel_set_team_scratch(kc_kernel *k, kc_team_scratch_fn fn) {
                      "kc_kernel_set_team_scratch: %p is not a kc kernel "
                      "handle",
                      (void *)k);
-  if (k->info.kind != KC_KERNEL_TEAM && k->info.kind != KC_KERNEL_TEAM_REDUCE)
+  if (kc__kind_policy(k->info.kind) != KC_POLICY_TEAM)
     return kc__error(KC_EINVAL,
                      "kc_kernel_set_team_scratch: kernel '%s' is not a team "
                      "kernel",
@@ -38,7 +38,7 @@ int kc_launch_scratch(const kc_launch *l, int level, int team_size,
   if (!l || !l->kernel)
     return kc__error(KC_EINVAL, "kc_launch_scratch: launch is NULL");
   const kc_kernel_info *ki = l->kernel;
-  if (ki->kind != KC_KERNEL_TEAM && ki->kind != KC_KERNEL_TEAM_REDUCE)
+  if (kc__kind_policy(ki->kind) != KC_POLICY_TEAM)
     return kc__error(KC_EINVAL,
                      "kc_launch_scratch: kernel '%s' is not a team kernel",
                      ki->name);

@@ -18,11 +18,6 @@ static void serial_parallel(void *ctx, kc_host_task task, void *arg) {
 
 static const kc_host_exec serial_exec = {serial_parallel, NULL, 1};
 
-static int serial_probe(int *ndevices) {
-  *ndevices = 1;
-  return 0;
-}
-
 static int serial_init(void *state, const kc_backend_config *cfg) {
   (void)state;
   (void)cfg;
@@ -33,12 +28,7 @@ static void serial_finalize(void *state) { (void)state; }
 
 static int serial_info(void *state, kc_info *out) {
   (void)state;
-  out->concurrency = 1;
-  out->num_threads = 1;
-  out->device_count = 1;
-  out->device = -1;
-  out->spaces = 1u << KC_SPACE_HOST;
-  kc_host_device_info(&out->dev);
+  kc_host_backend_info(out, 1);
   return 0;
 }
 
@@ -54,7 +44,7 @@ const kc_backend_ops kc__serial_ops = {
     .name = "serial",
     .description = "built-in serial backend: every launch on the calling "
                    "thread",
-    .probe = serial_probe,
+    .probe = kc_host_backend_probe,
     .init = serial_init,
     .finalize = serial_finalize,
     .info = serial_info,

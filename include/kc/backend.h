@@ -375,6 +375,17 @@ KC_API int kc_host_rank_share(int ncpus, int *first);
 /* Fills dev with the host CPU's description (name from /proc/cpuinfo). */
 KC_API void kc_host_device_info(kc_device_info *dev);
 
+/* Defaults for a host backend's probe and info slots.
+ * kc_host_backend_probe: one device (the host), always there; usable as
+ * the probe slot itself.  kc_host_backend_info: fills what every host
+ * backend reports alike: concurrency and num_threads = nthreads,
+ * device_count 1, device -1 (no device), spaces HOST, dev the CPU
+ * (kc_host_device_info); an info slot calls it and overrides what differs
+ * (e.g. concurrency, when its threads do not all run at once).  Both are
+ * thread safe, touch no kc state and may be called from any slot. */
+KC_API int kc_host_backend_probe(int *ndevices);
+KC_API void kc_host_backend_info(kc_info *out, int nthreads);
+
 /* Scratch of a TEAM / TEAM_REDUCE launch at `level` for teams of
  * `team_size` threads, laid out as the team handle presents it: the
  * per-team part (policy.scratch_per_team[level] plus the kernel's

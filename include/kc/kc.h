@@ -198,13 +198,13 @@ typedef struct kc_info {
   const char *backend; /* backend name */
   const char *path;    /* file it was loaded from ("built-in" for serial) */
   int abi_major, abi_minor;
-  int concurrency;     /* host threads or device SMs x resident threads */
-  int num_threads;     /* host worker threads (1 for serial, GPU: 1) */
-  int device_count;    /* devices the backend offers */
-  int device;          /* the device in use, -1 on host (device_from) */
-  unsigned spaces;     /* bit (1u << kc_space) for each space with distinct
-                          memory on this backend; host always set */
-  kc_device_info dev;  /* the device in use; on host backends the CPU */
+  int concurrency;    /* host threads or device SMs x resident threads */
+  int num_threads;    /* host worker threads (1 for serial, GPU: 1) */
+  int device_count;   /* devices the backend offers */
+  int device;         /* the device in use, -1 on host (device_from) */
+  unsigned spaces;    /* bit (1u << kc_space) for each space with distinct
+                         memory on this backend; host always set */
+  kc_device_info dev; /* the device in use; on host backends the CPU */
   /* What chose `device`, valid until kc_finalize: "KC_DEVICE=1", or the
    * launcher's node-local rank ("OMPI_COMM_WORLD_LOCAL_RANK=3 (local rank
    * 3 mod 2 devices)"), "KC_DEVICE_MAP=none", a "default (...)" or, for a
@@ -234,8 +234,8 @@ KC_API int kc_free(void *p);
 KC_API int kc_retain(void *p);
 
 typedef struct kc_alloc_info {
-  void *base;        /* start of the allocation */
-  size_t size;       /* its size in bytes */
+  void *base;  /* start of the allocation */
+  size_t size; /* its size in bytes */
   kc_space space;
   const char *label; /* valid while the allocation lives */
   int refcount;
@@ -307,10 +307,22 @@ typedef enum kc_scalar {
 
 /* Value types of MINLOC / MAXLOC: the extreme value and its index.  Ties
  * resolve to the smallest index, on every backend. */
-typedef struct kc_loc_int32 { int32_t val; kc_index loc; } kc_loc_int32;
-typedef struct kc_loc_int64 { int64_t val; kc_index loc; } kc_loc_int64;
-typedef struct kc_loc_float { float val; kc_index loc; } kc_loc_float;
-typedef struct kc_loc_double { double val; kc_index loc; } kc_loc_double;
+typedef struct kc_loc_int32 {
+  int32_t val;
+  kc_index loc;
+} kc_loc_int32;
+typedef struct kc_loc_int64 {
+  int64_t val;
+  kc_index loc;
+} kc_loc_int64;
+typedef struct kc_loc_float {
+  float val;
+  kc_index loc;
+} kc_loc_float;
+typedef struct kc_loc_double {
+  double val;
+  kc_index loc;
+} kc_loc_double;
 
 /* A reducer: a built-in op over a scalar type, or a custom one over any POD
  * of `size` bytes (1 to KC_REDUCER_SIZE_MAX) with `identity` (writes the
@@ -369,8 +381,8 @@ typedef struct kc_policy {
                      error */
   /* TEAM */
   kc_index league_size;
-  int team_size;     /* threads per team or KC_AUTO */
-  int vector_length; /* lanes per thread; 1 by default */
+  int team_size;                /* threads per team or KC_AUTO */
+  int vector_length;            /* lanes per thread; 1 by default */
   size_t scratch_per_team[2];   /* bytes, level 0 and level 1 */
   size_t scratch_per_thread[2]; /* bytes, level 0 and level 1 */
 } kc_policy;
@@ -416,6 +428,23 @@ typedef enum kc_kernel_kind {
   KC_KERNEL_CALL = 8         /* plain C parameter list, see signature */
 } kc_kernel_kind;
 
+/* Every kernel kind with what it is, one row each (libuv's
+ * UV_HANDLE_TYPE_MAP style), for code that classifies kinds:
+ *   X(KIND, name, policy, value, call)
+ * KIND: the enum's suffix (KC_KERNEL_<KIND>); name: lower case, for
+ * messages; policy: the kc_policy_kind suffix it launches with; value: 1
+ * for kinds that carry a value (reductions and scans); call: the launch
+ * call's suffix (kc_parallel_<call>, FOR / REDUCE / SCAN / CALL). */
+#define KC_KERNEL_KIND_MAP(X)                                                  \
+  X(FOR, "for", RANGE, 0, FOR)                                                 \
+  X(REDUCE, "reduce", RANGE, 1, REDUCE)                                        \
+  X(SCAN, "scan", RANGE, 1, SCAN)                                              \
+  X(MDFOR, "mdfor", MDRANGE, 0, FOR)                                           \
+  X(MDREDUCE, "mdreduce", MDRANGE, 1, REDUCE)                                  \
+  X(TEAM, "team", TEAM, 0, FOR)                                                \
+  X(TEAM_REDUCE, "team_reduce", TEAM, 1, REDUCE)                               \
+  X(CALL, "call", RANGE, 0, CALL)
+
 struct kc_team;
 
 /* Host entry points.  Each runs a contiguous chunk of the iteration space;
@@ -424,8 +453,8 @@ struct kc_team;
  * A scan runs twice over each chunk: with final = 0 to total it, then with
  * final = 1 and `acc` holding the prefix before the chunk. */
 typedef void (*kc_host_for_fn)(const void *functor, kc_index b, kc_index e);
-typedef void (*kc_host_reduce_fn)(const void *functor, kc_index b,
-                                  kc_index e, void *acc);
+typedef void (*kc_host_reduce_fn)(const void *functor, kc_index b, kc_index e,
+                                  void *acc);
 typedef void (*kc_host_scan_fn)(const void *functor, kc_index b, kc_index e,
                                 void *acc, int final);
 /* MD: the box [lo[d], hi[d]) for d < rank. */
@@ -586,7 +615,8 @@ KC_API int kc_region_pop(void);
  * Kokkos::Tools::declareMetadata): a run's configuration, input name,
  * problem size.  kc declares its own (kc_version, kc_backend, ...) at
  * kc_init; see doc/profiling.md ("Metadata").  Does nothing when no tool
- * is loaded; the strings are not kept.  Errors: KC_EINVAL (NULL key or value). */
+ * is loaded; the strings are not kept.  Errors: KC_EINVAL (NULL key or value).
+ */
 KC_API int kc_declare_metadata(const char *key, const char *value);
 
 /* A point event for the profiling tools (kokkosp_profile_event, as

@@ -100,29 +100,24 @@ static int find_entry(kc__cuda_state *s, kc__cuda_kernel *K, const char *base,
   return r ? kc__cuda_fail(s, r, KC_EJIT, "cuModuleGetFunction") : 0;
 }
 
-/* The size of the first parameter of the kernel's entries. */
+/* The size of the first parameter of the kernel's entries, by the policy
+ * its kind launches with. */
+#define ARGS_RANGE kc_cuda_args
+#define ARGS_MDRANGE kc_cuda_md_args
+#define ARGS_TEAM kc_cuda_team_args
 static int entry_args_size(const kc_kernel_info *k, size_t *size) {
   switch (k->kind) {
-  case KC_KERNEL_FOR:
-  case KC_KERNEL_REDUCE:
-  case KC_KERNEL_SCAN:
-  case KC_KERNEL_CALL:
-    *size = sizeof(kc_cuda_args);
+#define KC__X(K, n, p, v, c)                                                   \
+  case KC_KERNEL_##K:                                                          \
+    *size = sizeof(ARGS_##p);                                                  \
     return 0;
-  case KC_KERNEL_MDFOR:
-  case KC_KERNEL_MDREDUCE:
-    *size = sizeof(kc_cuda_md_args);
-    return 0;
-  case KC_KERNEL_TEAM:
-  case KC_KERNEL_TEAM_REDUCE:
-    *size = sizeof(kc_cuda_team_args);
-    return 0;
-  default:
-    return kc_backend_error(KC_ENOTSUP,
-                            "cuda: kernel '%s': kind %d is unknown to the "
-                            "CUDA backend",
-                            k->name, (int)k->kind);
+    KC_KERNEL_KIND_MAP(KC__X)
+#undef KC__X
   }
+  return kc_backend_error(KC_ENOTSUP,
+                          "cuda: kernel '%s': kind %d is unknown to the "
+                          "CUDA backend",
+                          k->name, (int)k->kind);
 }
 
 /* A CALL kernel: the PTX entry itself, launched with the caller's

@@ -151,8 +151,14 @@ static inline kc_index kc__cdiv(kc_index a, kc_index b) {
 
 /* Kernel kinds that carry a value (reductions and scans). */
 static inline int kc__cuda_kind_reduces(kc_kernel_kind kind) {
-  return kind == KC_KERNEL_REDUCE || kind == KC_KERNEL_SCAN ||
-         kind == KC_KERNEL_MDREDUCE || kind == KC_KERNEL_TEAM_REDUCE;
+  switch (kind) {
+#define KC__X(K, n, p, v, c)                                                   \
+  case KC_KERNEL_##K:                                                          \
+    return v;
+    KC_KERNEL_KIND_MAP(KC__X)
+#undef KC__X
+  }
+  return 0;
 }
 
 /* module.c: the kernel slots. */

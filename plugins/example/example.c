@@ -41,8 +41,8 @@
  * allocates (ops.state_size); the plugin keeps no globals, so the core may
  * load, finalize and load it again. */
 struct example_state {
-  kc_host_exec exec;       /* handed to kc_host_launch() */
-  int log;                 /* KC_EXAMPLE_LOG */
+  kc_host_exec exec;        /* handed to kc_host_launch() */
+  int log;                  /* KC_EXAMPLE_LOG */
   unsigned long dispatches; /* launches run so far, for the log */
 };
 
@@ -58,14 +58,11 @@ static void parallel_reverse(void *ctx, kc_host_task task, void *arg) {
 
 static const char *kind_name(kc_kernel_kind kind) {
   switch (kind) {
-  case KC_KERNEL_FOR: return "for";
-  case KC_KERNEL_REDUCE: return "reduce";
-  case KC_KERNEL_SCAN: return "scan";
-  case KC_KERNEL_MDFOR: return "mdfor";
-  case KC_KERNEL_MDREDUCE: return "mdreduce";
-  case KC_KERNEL_TEAM: return "team";
-  case KC_KERNEL_TEAM_REDUCE: return "team_reduce";
-  case KC_KERNEL_CALL: return "call";
+#define EXAMPLE_KIND(K, name, policy, value, call)                             \
+  case KC_KERNEL_##K:                                                          \
+    return name;
+    KC_KERNEL_KIND_MAP(EXAMPLE_KIND)
+#undef EXAMPLE_KIND
   }
   return "?";
 }
@@ -96,13 +93,10 @@ static void log_dispatch(struct example_state *st, const kc_launch *l) {
 
 /* ------------------------------------------------------------ the slots */
 
-static int example_probe(int *ndevices) {
-  /* A host backend is always available.  A device backend would look for
-   * its driver here and, finding none, set *ndevices = 0 and explain why
-   * with kc_backend_error(KC_ENODEV, "..."). */
-  *ndevices = 1;
-  return 0;
-}
+/* probe: a host backend is always available, which kc_host_backend_probe
+ * says.  A device backend would look for its driver in its own probe and,
+ * finding none, set *ndevices = 0 and explain why with
+ * kc_backend_error(KC_ENODEV, "..."). */
 
 static int example_init(void *state, const kc_backend_config *cfg) {
   struct example_state *st = state;
@@ -135,12 +129,8 @@ static int example_info(void *state, kc_info *out) {
   /* num_threads is the number of (logical) threads a launch is split
    * into, which bounds the calls of a static launch and the per-thread
    * accumulators; concurrency is how many of them really run at once. */
+  kc_host_backend_info(out, st->exec.nthreads);
   out->concurrency = 1;
-  out->num_threads = st->exec.nthreads;
-  out->device_count = 1;
-  out->device = -1;
-  out->spaces = 1u << KC_SPACE_HOST; /* one memory, the host's */
-  kc_host_device_info(&out->dev);
   return 0;
 }
 
@@ -162,7 +152,7 @@ KC_API const struct kc_backend_ops kc_backend_example = {
     .description = "out-of-tree example: host engine, shares run last first",
     .state_size = sizeof(struct example_state),
     .kernel_state_size = 0,
-    .probe = example_probe,
+    .probe = kc_host_backend_probe,
     .init = example_init,
     .finalize = example_finalize,
     .info = example_info,

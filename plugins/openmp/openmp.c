@@ -83,8 +83,9 @@ static int openmp_probe(int *ndevices) {
 static int openmp_init(void *state, const kc_backend_config *cfg) {
   openmp_state *st = state;
   if (cfg->num_threads < 0)
-    return kc_backend_error(KC_EINVAL, "openmp backend: thread count %d is "
-                                       "negative",
+    return kc_backend_error(KC_EINVAL,
+                            "openmp backend: thread count %d is "
+                            "negative",
                             cfg->num_threads);
   /* Without this the runtime may hand out fewer threads than asked for. */
   omp_set_dynamic(0);
@@ -117,12 +118,7 @@ static void openmp_finalize(void *state) {
 
 static int openmp_info(void *state, kc_info *out) {
   openmp_state *st = state;
-  out->concurrency = st->nthreads;
-  out->num_threads = st->nthreads;
-  out->device_count = 1;
-  out->device = -1;
-  out->spaces = 1u << KC_SPACE_HOST;
-  kc_host_device_info(&out->dev);
+  kc_host_backend_info(out, st->nthreads);
   return 0;
 }
 

@@ -32,11 +32,6 @@ static void run_inline(void *ctx, kc_host_task task, void *arg) {
   task(0, 1, arg);
 }
 
-static int threads_probe(int *ndevices) {
-  *ndevices = 1; /* the host is always there */
-  return 0;
-}
-
 /* KC_THREADS_BIND (kc.h): "mask", "spread", or unset or empty for the
  * default, mask.  *quiet is 1 when the user chose explicitly. */
 static int bind_from_env(kc__pool_bind *bind, int *quiet) {
@@ -158,13 +153,7 @@ static void threads_finalize(void *state) {
 
 static int threads_info(void *state, kc_info *out) {
   threads_state *st = state;
-  int n = kc__pool_size(st->pool);
-  out->concurrency = n;
-  out->num_threads = n;
-  out->device_count = 1;
-  out->device = -1;
-  out->spaces = 1u << KC_SPACE_HOST;
-  kc_host_device_info(&out->dev);
+  kc_host_backend_info(out, kc__pool_size(st->pool));
   return 0;
 }
 
@@ -188,7 +177,7 @@ KC_API const kc_backend_ops kc_backend_threads = {
     .description = "persistent pthread pool, lock-free futex fork-join",
     .state_size = sizeof(threads_state),
     .kernel_state_size = 0,
-    .probe = threads_probe,
+    .probe = kc_host_backend_probe,
     .init = threads_init,
     .finalize = threads_finalize,
     .info = threads_info,

@@ -21,8 +21,7 @@ static void tp_parallel(void *ctx, kc_host_task task, void *arg) {
 }
 
 static int tp_probe_one(int *ndevices) {
-  *ndevices = 1;
-  return 0;
+  return kc_host_backend_probe(ndevices);
 }
 
 static int tp_init(void *state, const kc_backend_config *cfg) {
@@ -35,12 +34,7 @@ static void tp_finalize(void *state) { (void)state; }
 
 static int tp_info(void *state, kc_info *out) {
   (void)state;
-  out->concurrency = 1;
-  out->num_threads = 1;
-  out->device_count = 1;
-  out->device = -1;
-  out->spaces = 1u << KC_SPACE_HOST;
-  kc_host_device_info(&out->dev);
+  kc_host_backend_info(out, 1);
   return 0;
 }
 
