@@ -24,16 +24,6 @@ static void dot_host(const void *functor, kc_index b, kc_index e, void *acc) {
   *(double *)acc += s;
 }
 
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    int rc_ = (call);                                                          \
-    if (rc_ < 0) {                                                             \
-      fprintf(stderr, "dot: %s failed: %s (%s)\n", #call, kc_strerror(rc_),    \
-              kc_last_error());                                                \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
 int main(int argc, char **argv) {
   kc_index n = argc > 1 ? atoll(argv[1]) : 1000000;
   if (n < 0) {
@@ -45,7 +35,7 @@ int main(int argc, char **argv) {
    * and kc takes the first that works.  (The dot-kc example has the same
    * kernel written once for host and GPU with kcc.) */
   setenv("KC_BACKEND", "openmp,threads,serial", 0);
-  CHECK(kc_init());
+  kc_check(kc_init());
   printf("backend: %s\n", kc_backend_name());
 
   kc_kernel_desc desc = {
@@ -56,23 +46,23 @@ int main(int argc, char **argv) {
       .reducer = {.op = KC_REDUCE_SUM, .type = KC_DOUBLE},
   };
   kc_kernel *dot;
-  CHECK(kc_kernel_register(&desc, &dot));
+  kc_check(kc_kernel_register(&desc, &dot));
 
   /* A mirrored pair of arrays: fill the host side, sync to the target.  On
    * host backends both sides are the same memory and the sync is free. */
   size_t bytes = (size_t)n * sizeof(double);
   kc_mirror *mx, *my;
-  CHECK(kc_mirror_create(&mx, bytes, "x"));
-  CHECK(kc_mirror_create(&my, bytes, "y"));
+  kc_check(kc_mirror_create(&mx, bytes, "x"));
+  kc_check(kc_mirror_create(&my, bytes, "y"));
   double *hx = kc_mirror_host(mx), *hy = kc_mirror_host(my);
   for (kc_index i = 0; i < n; i++) {
     hx[i] = (double)(i % 7);
     hy[i] = 0.5;
   }
-  CHECK(kc_mirror_modify_host(mx));
-  CHECK(kc_mirror_modify_host(my));
-  CHECK(kc_mirror_sync_target(mx));
-  CHECK(kc_mirror_sync_target(my));
+  kc_check(kc_mirror_modify_host(mx));
+  kc_check(kc_mirror_modify_host(my));
+  kc_check(kc_mirror_sync_target(mx));
+  kc_check(kc_mirror_sync_target(my));
 
   dot_args args = {kc_mirror_target(mx), kc_mirror_target(my)};
   kc_policy range = kc_range(0, n);
@@ -88,7 +78,7 @@ int main(int argc, char **argv) {
             kc_backend_name(), kc_last_error());
     return 1;
   }
-  CHECK(rc);
+  kc_check(rc);
 
   /* The exact answer: sum of (i mod 7) * 0.5, in integers. */
   long long full = n / 7, rest = n % 7;
@@ -97,8 +87,8 @@ int main(int argc, char **argv) {
   printf("dot: n = %lld, result %.17g, expected %.17g, %s\n", (long long)n,
          result, want, ok ? "result correct" : "MISMATCH");
 
-  CHECK(kc_mirror_destroy(mx));
-  CHECK(kc_mirror_destroy(my));
-  CHECK(kc_finalize());
+  kc_check(kc_mirror_destroy(mx));
+  kc_check(kc_mirror_destroy(my));
+  kc_check(kc_finalize());
   return ok ? 0 : 1;
 }

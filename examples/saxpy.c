@@ -26,16 +26,6 @@ static void saxpy_host(const void *functor, kc_index b, kc_index e) {
     f->y[i] = f->a * f->x[i] + f->y[i];
 }
 
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    int rc_ = (call);                                                          \
-    if (rc_ < 0) {                                                             \
-      fprintf(stderr, "saxpy: %s failed: %s (%s)\n", #call,                    \
-              kc_strerror(rc_), kc_last_error());                              \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
 int main(int argc, char **argv) {
   kc_index n = argc > 1 ? atoll(argv[1]) : 1000000;
   if (n < 0) {
@@ -47,7 +37,7 @@ int main(int argc, char **argv) {
    * and kc takes the first that works.  (The saxpy-kc example has the same
    * kernel written once for host and GPU with kcc.) */
   setenv("KC_BACKEND", "openmp,threads,serial", 0);
-  CHECK(kc_init());
+  kc_check(kc_init());
   printf("backend: %s\n", kc_backend_name());
 
   kc_kernel_desc desc = {
@@ -57,7 +47,7 @@ int main(int argc, char **argv) {
       .host = (void (*)(void))saxpy_host,
   };
   kc_kernel *saxpy;
-  CHECK(kc_kernel_register(&desc, &saxpy));
+  kc_check(kc_kernel_register(&desc, &saxpy));
 
   size_t bytes = (size_t)n * sizeof(float);
   float *hx = malloc(bytes ? bytes : 1), *hy = malloc(bytes ? bytes : 1);
@@ -70,10 +60,10 @@ int main(int argc, char **argv) {
     hy[i] = 1.0f;
   }
   float *x, *y;
-  CHECK(kc_malloc((void **)&x, bytes, KC_SPACE_DEVICE, "x"));
-  CHECK(kc_malloc((void **)&y, bytes, KC_SPACE_DEVICE, "y"));
-  CHECK(kc_memcpy(x, hx, bytes));
-  CHECK(kc_memcpy(y, hy, bytes));
+  kc_check(kc_malloc((void **)&x, bytes, KC_SPACE_DEVICE, "x"));
+  kc_check(kc_malloc((void **)&y, bytes, KC_SPACE_DEVICE, "y"));
+  kc_check(kc_memcpy(x, hx, bytes));
+  kc_check(kc_memcpy(y, hy, bytes));
 
   saxpy_args args = {2.0f, x, y};
   kc_policy range = kc_range(0, n);
@@ -88,8 +78,8 @@ int main(int argc, char **argv) {
             kc_backend_name(), kc_last_error());
     return 1;
   }
-  CHECK(rc);
-  CHECK(kc_memcpy(hy, y, bytes));
+  kc_check(rc);
+  kc_check(kc_memcpy(hy, y, bytes));
 
   kc_index bad = 0;
   for (kc_index i = 0; i < n; i++) {
@@ -103,10 +93,10 @@ int main(int argc, char **argv) {
   printf("saxpy: n = %lld, %s\n", (long long)n,
          bad ? "MISMATCH" : "result correct");
 
-  CHECK(kc_free(x));
-  CHECK(kc_free(y));
+  kc_check(kc_free(x));
+  kc_check(kc_free(y));
   free(hx);
   free(hy);
-  CHECK(kc_finalize());
+  kc_check(kc_finalize());
   return bad ? 1 : 0;
 }
