@@ -208,8 +208,7 @@ __device__ double block_scan(double v, double *total) {
 
 /* Scan, pass 1: block b sums its tile [b*tile, (b+1)*tile). */
 extern "C" __global__ void bench_scan_sums_f64(const double *x, long long n,
-                                               long long tile,
-                                               double *sums) {
+                                               long long tile, double *sums) {
   long long lo = (long long)blockIdx.x * tile;
   long long hi = lo + tile < n ? lo + tile : n;
   double s = 0.0;

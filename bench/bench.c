@@ -222,8 +222,9 @@ uint64_t bench_parse_size(const char *prog, const char *opt, const char *s) {
     goto bad;
   return v * mul;
 bad:
-  bench_die(prog, "%s: cannot read '%s' as a size (e.g. 33554432, 2^25, "
-                  "1e9, 64M)",
+  bench_die(prog,
+            "%s: cannot read '%s' as a size (e.g. 33554432, 2^25, "
+            "1e9, 64M)",
             opt, s);
 }
 

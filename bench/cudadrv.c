@@ -24,8 +24,9 @@ int bench_cuda_open(bench_cuda *cu, int device, const char *ptx, char *why,
                     size_t whylen) {
   memset(cu, 0, sizeof *cu);
   if (!ptx) {
-    snprintf(why, whylen, "no hand-written CUDA baseline: nvcc was not "
-                          "available when bench/ was built");
+    snprintf(why, whylen,
+             "no hand-written CUDA baseline: nvcc was not "
+             "available when bench/ was built");
     return -1;
   }
   cu->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -69,9 +70,9 @@ int bench_cuda_open(bench_cuda *cu, int device, const char *ptx, char *why,
   }
   BENCH_CU(cu, cu->cuDevicePrimaryCtxRetain(&cu->ctx, cu->dev));
   BENCH_CU(cu, cu->cuCtxSetCurrent(cu->ctx));
-  BENCH_CU(cu, cu->cuDeviceGetAttribute(
-                   &cu->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                   cu->dev));
+  BENCH_CU(cu,
+           cu->cuDeviceGetAttribute(
+               &cu->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu->dev));
   char log[8192] = "";
   int opts[2] = {JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *vals[2] = {log, (void *)(size_t)sizeof log};
@@ -81,8 +82,8 @@ int bench_cuda_open(bench_cuda *cu, int device, const char *ptx, char *why,
     cu->cuGetErrorString(r, &s);
     /* A baseline that does not load is a broken build, not a missing
      * device: the caller reports it as a failure. */
-    snprintf(why, whylen, "the baseline PTX does not load: %s: %s",
-             s ? s : "?", log);
+    snprintf(why, whylen, "the baseline PTX does not load: %s: %s", s ? s : "?",
+             log);
     cu->cuDevicePrimaryCtxRelease(cu->dev);
     cu->ctx = NULL;
     dlclose(cu->lib);
@@ -121,7 +122,7 @@ void bench_cuda_check(bench_cuda *cu, CUresult r, const char *what,
   const char *s = NULL;
   if (cu->cuGetErrorString)
     cu->cuGetErrorString(r, &s);
-  fprintf(stderr, "%s:%d: %s failed: CUDA error %d: %s\n", file, line, what,
-          r, s ? s : "?");
+  fprintf(stderr, "%s:%d: %s failed: CUDA error %d: %s\n", file, line, what, r,
+          s ? s : "?");
   exit(1);
 }

@@ -37,8 +37,9 @@ static const char *prog = "dispatch";
 enum { C_FOR, C_REDUCE, C_SCAN, C_COUNT };
 static const char *const cname[C_COUNT] = {"parallel_for", "parallel_reduce",
                                            "parallel_scan"};
-static const char *const bname[C_COUNT] = {
-    "omp parallel for", "omp parallel for reduction", "omp parallel (2-pass scan)"};
+static const char *const bname[C_COUNT] = {"omp parallel for",
+                                           "omp parallel for reduction",
+                                           "omp parallel (2-pass scan)"};
 /* Delays per index each construct runs: the two-pass scan runs its body
  * twice. */
 static const int cdelays[C_COUNT] = {1, 1, 2};
@@ -51,8 +52,8 @@ static struct {
   double warmup_ms;
 } o = {20, 1000.0, 0.1, NULL, 0, 200.0};
 
-static long long n;          /* indices per launch: one per thread */
-static long long delay_len;  /* DISPATCH_DELAY length giving delay_us */
+static long long n;           /* indices per launch: one per thread */
+static long long delay_len;   /* DISPATCH_DELAY length giving delay_us */
 static double *out, *partial; /* kc_malloc'd; host memory on host backends */
 static kc_kernel *kk[C_COUNT];
 static int bad; /* results that failed validation */
@@ -87,7 +88,9 @@ static void launch(int impl, int c) {
     }
   } else {
     switch (c) {
-    case C_FOR: omp_dispatch_for(out, n, delay_len); break;
+    case C_FOR:
+      omp_dispatch_for(out, n, delay_len);
+      break;
     case C_REDUCE:
       if (omp_dispatch_reduce(n, delay_len) != (double)n * delay_value())
         bad++;
@@ -189,7 +192,8 @@ static result measure(int impl, int c) {
     time_launches(impl, c, 16);
   long inner = 1;
   /* Doubling, as EPCC does; the first, short, loops warm the pool up. */
-  while (time_launches(impl, c, inner) * 1e6 < o.target_us && inner < (1l << 30))
+  while (time_launches(impl, c, inner) * 1e6 < o.target_us &&
+         inner < (1l << 30))
     inner *= 2;
   res.inner = inner;
   double ref = 1e30;
@@ -256,14 +260,30 @@ int main(int argc, char **argv) {
   int ch;
   while ((ch = getopt_long(argc, argv, "hv", lo, NULL)) != -1) {
     switch (ch) {
-    case 'v': o.verbose = 1; break;
-    case 'w': o.warmup_ms = atof(optarg); break;
-    case 'o': o.outer = atoi(optarg); break;
-    case 't': o.target_us = atof(optarg); break;
-    case 'd': o.delay_us = atof(optarg); break;
-    case 'c': o.csv = optarg; break;
-    case 'h': usage(stdout); return 0;
-    default: usage(stderr); return 2;
+    case 'v':
+      o.verbose = 1;
+      break;
+    case 'w':
+      o.warmup_ms = atof(optarg);
+      break;
+    case 'o':
+      o.outer = atoi(optarg);
+      break;
+    case 't':
+      o.target_us = atof(optarg);
+      break;
+    case 'd':
+      o.delay_us = atof(optarg);
+      break;
+    case 'c':
+      o.csv = optarg;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      usage(stderr);
+      return 2;
     }
   }
   if (optind != argc || o.outer < 2 || o.target_us <= 0 || o.delay_us < 0 ||
@@ -284,8 +304,8 @@ int main(int argc, char **argv) {
   int threads = info.num_threads < 1 ? 1 : info.num_threads;
   int omp_threads = bench_omp_set_threads(threads);
   n = threads;
-  BENCH_KC(kc_malloc((void **)&out, sizeof(double) * (size_t)n,
-                     KC_SPACE_HOST, "dispatch out"));
+  BENCH_KC(kc_malloc((void **)&out, sizeof(double) * (size_t)n, KC_SPACE_HOST,
+                     "dispatch out"));
   partial = calloc((size_t)omp_threads + 1, sizeof(double));
   if (!partial)
     bench_die(prog, "out of memory");
@@ -326,7 +346,8 @@ int main(int argc, char **argv) {
     printf("%-16s %9.3f %7.3f %9.3f %7.3f %7.2f  %s\n", cname[c], k->st.mean,
            k->st.ci95, b->st.mean, b->st.ci95, ratio, bname[c]);
     if (csv)
-      fprintf(csv, "%s,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%ld,%ld,%d,\"%s: %s\"\n",
+      fprintf(csv,
+              "%s,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%ld,%ld,%d,\"%s: %s\"\n",
               info.backend, threads, cname[c], k->st.mean, k->st.ci95,
               b->st.mean, b->st.ci95, ratio, dus, k->inner, b->inner, o.outer,
               bench_omp_label(), bname[c]);

@@ -17,8 +17,9 @@
  * double to a host variable against raw launch + synchronize + an 8-byte
  * cuMemcpyDtoH.  Each figure is the median of --reps runs.
  *
- * Prints the table last, with the launch-path targets (doc/benchmarks.md) checked, and writes
- * every figure to --csv FILE.  Exits 77 (SKIP) without a CUDA device.
+ * Prints the table last, with the launch-path targets (doc/benchmarks.md)
+ * checked, and writes every figure to --csv FILE.  Exits 77 (SKIP) without a
+ * CUDA device.
  *
  *   launch [--csv FILE] [--iters N] [--reps R]
  */
@@ -118,8 +119,7 @@ static double raw_run(bench_cuda *cu, CUfunction fn, void *f, int iters,
 
 /* -------------------------------------------------------- the kc side */
 
-static double kc_run(kc_kernel *k, void *f, size_t bytes, int iters,
-                     int sync) {
+static double kc_run(kc_kernel *k, void *f, size_t bytes, int iters, int sync) {
   kc_policy p = kc_range(0, 1);
   BENCH_KC(kc_fence());
   double t0 = bench_now();
@@ -160,8 +160,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[a], "--reps") == 0 && a + 1 < argc)
       reps = (int)bench_parse_size(prog, "--reps", argv[++a]);
     else {
-      fprintf(stderr, "usage: %s [--csv FILE] [--iters N] [--reps R]\n",
-              prog);
+      fprintf(stderr, "usage: %s [--csv FILE] [--iters N] [--reps R]\n", prog);
       return 2;
     }
   }
@@ -243,13 +242,12 @@ int main(int argc, char **argv) {
         raw_run(&cu, raw_fn[k], functor, 200, 0, 0, NULL);
       for (int r = 0; r < reps; r++) {
         t[0][r] = kc_run(kern[k], functor, b, iters, 0);
-        t[1][r] = raw_fn[k] ? raw_run(&cu, raw_fn[k], functor, iters, 0, 0,
-                                      NULL)
-                            : 0;
+        t[1][r] =
+            raw_fn[k] ? raw_run(&cu, raw_fn[k], functor, iters, 0, 0, NULL) : 0;
         t[2][r] = kc_run(kern[k], functor, b, sync_iters, 1);
-        t[3][r] = raw_fn[k] ? raw_run(&cu, raw_fn[k], functor, sync_iters, 1,
-                                      0, NULL)
-                            : 0;
+        t[3][r] = raw_fn[k]
+                      ? raw_run(&cu, raw_fn[k], functor, sync_iters, 1, 0, NULL)
+                      : 0;
       }
       row *w = &rows[k][m];
       w->valid = 1;
@@ -264,8 +262,8 @@ int main(int argc, char **argv) {
                 w->kc_async_min, w->raw_async_min, iters, reps);
         fprintf(csv, "%zu,%s,fence,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d\n", b,
                 modes[m].label, w->kc_sync, w->raw_sync,
-                w->raw_sync > 0 ? w->kc_sync / w->raw_sync : 0,
-                w->kc_sync_min, w->raw_sync_min, sync_iters, reps);
+                w->raw_sync > 0 ? w->kc_sync / w->raw_sync : 0, w->kc_sync_min,
+                w->raw_sync_min, sync_iters, reps);
       }
     }
     if (m == 0) {
@@ -281,8 +279,8 @@ int main(int argc, char **argv) {
       red_raw = median(t[1], reps, &red_raw_min);
       if (csv)
         fprintf(csv, "8,auto,reduce,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d\n", red_kc,
-                red_raw, red_kc / red_raw, red_kc_min, red_raw_min,
-                sync_iters, reps);
+                red_raw, red_kc / red_raw, red_kc_min, red_raw_min, sync_iters,
+                reps);
     }
   }
   BENCH_CU(&cu, cu.cuMemFree(raw_res));
@@ -295,8 +293,8 @@ int main(int argc, char **argv) {
          "launch, median of %d runs of %d (async) / %d (+fence)\n",
          dev.name, dev.compute_major, dev.compute_minor, dev.multiprocessors,
          reps, iters, sync_iters);
-  printf("%-8s %-18s | %8s %8s %6s | %8s %8s %6s\n", "functor", "mode",
-         "kc", "raw", "ratio", "kc+fnc", "raw+fnc", "ratio");
+  printf("%-8s %-18s | %8s %8s %6s | %8s %8s %6s\n", "functor", "mode", "kc",
+         "raw", "ratio", "kc+fnc", "raw+fnc", "ratio");
   int ok_auto = 1, ok_const = 1, ok_const_kokkos = 1, ok_240 = 1;
   for (int k = 0; k < NSIZES; k++)
     for (int m = 0; m < NMODES; m++) {
@@ -319,8 +317,7 @@ int main(int argc, char **argv) {
           ok_const = 0;
       } else {
         printf("%-8s %-18s | %8.2f %8s %6s | %8.2f %8s %6s\n", sz,
-               modes[m].label,
-               w->kc_async, "-", "-", w->kc_sync, "-", "-");
+               modes[m].label, w->kc_async, "-", "-", w->kc_sync, "-", "-");
       }
       if (m == 2 && sizes[k] == 1600 && w->kc_async > KOKKOS_1600B / 2)
         ok_const_kokkos = 0;

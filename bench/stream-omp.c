@@ -19,8 +19,8 @@
 
 #include "stream-omp.h"
 
-void omp_stream_init_f64(double *a, double *b, double *c, double va,
-                         double vb, double vc, ptrdiff_t n) {
+void omp_stream_init_f64(double *a, double *b, double *c, double va, double vb,
+                         double vc, ptrdiff_t n) {
 #pragma omp parallel for
   for (ptrdiff_t i = 0; i < n; i++) {
     a[i] = va;
@@ -93,8 +93,7 @@ void omp_stream_mul_f32(float *b, const float *c, float scalar, ptrdiff_t n) {
     b[i] = scalar * c[i];
 }
 
-void omp_stream_add_f32(const float *a, const float *b, float *c,
-                        ptrdiff_t n) {
+void omp_stream_add_f32(const float *a, const float *b, float *c, ptrdiff_t n) {
 #pragma omp parallel for
   for (ptrdiff_t i = 0; i < n; i++)
     c[i] = a[i] + b[i];

@@ -111,10 +111,11 @@ static void kc_setup(side *s) {
   for (int k = 0; k < K_COUNT; k++)
     kck[k] = kernel(kid[k]);
   kck_init = kernel("init");
-  fun64 = (struct stream_f64){s->a, s->b, s->c, START_SCALAR,
+  fun64 = (struct stream_f64){s->a,    s->b,    s->c,   START_SCALAR,
                               START_A, START_B, START_C};
-  fun32 = (struct stream_f32){s->a, s->b, s->c, (float)START_SCALAR,
-                              (float)START_A, (float)START_B, (float)START_C};
+  fun32 = (struct stream_f32){
+      s->a,           s->b,           s->c,          (float)START_SCALAR,
+      (float)START_A, (float)START_B, (float)START_C};
   /* Initialised by a kernel of the backend itself, so on host backends
    * each worker first-touches the pages it will use. */
   kc_policy p = kc_range(0, (kc_index)o.elements);
@@ -133,22 +134,46 @@ static double omp_run(side *s, int k) {
   if (o.use_float) {
     float *a = s->a, *b = s->b, *c = s->c, q = (float)START_SCALAR;
     switch (k) {
-    case K_COPY: omp_stream_copy_f32(a, c, n); break;
-    case K_MUL: omp_stream_mul_f32(b, c, q, n); break;
-    case K_ADD: omp_stream_add_f32(a, b, c, n); break;
-    case K_TRIAD: omp_stream_triad_f32(a, b, c, q, n); break;
-    case K_DOT: s->dot = omp_stream_dot_f32(a, b, n); break;
-    case K_NSTREAM: omp_stream_nstream_f32(a, b, c, q, n); break;
+    case K_COPY:
+      omp_stream_copy_f32(a, c, n);
+      break;
+    case K_MUL:
+      omp_stream_mul_f32(b, c, q, n);
+      break;
+    case K_ADD:
+      omp_stream_add_f32(a, b, c, n);
+      break;
+    case K_TRIAD:
+      omp_stream_triad_f32(a, b, c, q, n);
+      break;
+    case K_DOT:
+      s->dot = omp_stream_dot_f32(a, b, n);
+      break;
+    case K_NSTREAM:
+      omp_stream_nstream_f32(a, b, c, q, n);
+      break;
     }
   } else {
     double *a = s->a, *b = s->b, *c = s->c, q = START_SCALAR;
     switch (k) {
-    case K_COPY: omp_stream_copy_f64(a, c, n); break;
-    case K_MUL: omp_stream_mul_f64(b, c, q, n); break;
-    case K_ADD: omp_stream_add_f64(a, b, c, n); break;
-    case K_TRIAD: omp_stream_triad_f64(a, b, c, q, n); break;
-    case K_DOT: s->dot = omp_stream_dot_f64(a, b, n); break;
-    case K_NSTREAM: omp_stream_nstream_f64(a, b, c, q, n); break;
+    case K_COPY:
+      omp_stream_copy_f64(a, c, n);
+      break;
+    case K_MUL:
+      omp_stream_mul_f64(b, c, q, n);
+      break;
+    case K_ADD:
+      omp_stream_add_f64(a, b, c, n);
+      break;
+    case K_TRIAD:
+      omp_stream_triad_f64(a, b, c, q, n);
+      break;
+    case K_DOT:
+      s->dot = omp_stream_dot_f64(a, b, n);
+      break;
+    case K_NSTREAM:
+      omp_stream_nstream_f64(a, b, c, q, n);
+      break;
     }
   }
   return bench_now() - t0;
@@ -182,7 +207,8 @@ static unsigned cu_dot_blocks;
 static double *cu_partial_host;
 
 static double cuda_run(side *s, int k) {
-  CUdeviceptr a = (CUdeviceptr)(uintptr_t)s->a, b = (CUdeviceptr)(uintptr_t)s->b,
+  CUdeviceptr a = (CUdeviceptr)(uintptr_t)s->a,
+              b = (CUdeviceptr)(uintptr_t)s->b,
               c = (CUdeviceptr)(uintptr_t)s->c;
   long long n = (long long)o.elements;
   double qd = START_SCALAR;
@@ -192,15 +218,36 @@ static double cuda_run(side *s, int k) {
   unsigned block = (unsigned)o.cuda_block;
   unsigned grid = (unsigned)((o.elements + block - 1) / block);
   switch (k) {
-  case K_COPY: args[0] = &a; args[1] = &c; args[2] = &n; break;
-  case K_MUL: args[0] = &b; args[1] = &c; args[2] = q; args[3] = &n; break;
-  case K_ADD: args[0] = &a; args[1] = &b; args[2] = &c; args[3] = &n; break;
+  case K_COPY:
+    args[0] = &a;
+    args[1] = &c;
+    args[2] = &n;
+    break;
+  case K_MUL:
+    args[0] = &b;
+    args[1] = &c;
+    args[2] = q;
+    args[3] = &n;
+    break;
+  case K_ADD:
+    args[0] = &a;
+    args[1] = &b;
+    args[2] = &c;
+    args[3] = &n;
+    break;
   case K_TRIAD:
   case K_NSTREAM:
-    args[0] = &a; args[1] = &b; args[2] = &c; args[3] = q; args[4] = &n;
+    args[0] = &a;
+    args[1] = &b;
+    args[2] = &c;
+    args[3] = q;
+    args[4] = &n;
     break;
   case K_DOT:
-    args[0] = &a; args[1] = &b; args[2] = &cu_partial; args[3] = &n;
+    args[0] = &a;
+    args[1] = &b;
+    args[2] = &cu_partial;
+    args[3] = &n;
     grid = cu_dot_blocks;
     break;
   }
@@ -257,7 +304,8 @@ static void cuda_setup(side *s, int device) {
   BENCH_KC(kc_malloc(&s->c, bytes, KC_SPACE_DEVICE, "baseline c"));
   BENCH_KC(kc_fence());
   BENCH_CU(&cu, cu.cuCtxSetCurrent(cu.ctx));
-  CUdeviceptr a = (CUdeviceptr)(uintptr_t)s->a, b = (CUdeviceptr)(uintptr_t)s->b,
+  CUdeviceptr a = (CUdeviceptr)(uintptr_t)s->a,
+              b = (CUdeviceptr)(uintptr_t)s->b,
               c = (CUdeviceptr)(uintptr_t)s->c;
   long long n = (long long)o.elements;
   double vd[3] = {START_A, START_B, START_C};
@@ -315,8 +363,8 @@ static gold gold_values(void) {
 static double array_error(const void *p, double want) {
   double err = 0.0;
   for (uint64_t i = 0; i < o.elements; i++) {
-    double v = o.use_float ? (double)((const float *)p)[i]
-                           : ((const double *)p)[i];
+    double v =
+        o.use_float ? (double)((const float *)p)[i] : ((const double *)p)[i];
     err += fabs(v - want);
   }
   err /= (double)o.elements;
@@ -398,14 +446,30 @@ static void parse(int argc, char **argv) {
   int ch;
   while ((ch = getopt_long(argc, argv, "s:n:h", lo, NULL)) != -1) {
     switch (ch) {
-    case 's': o.elements = bench_parse_size(prog, "-s", optarg); break;
-    case 'n': o.runs = atoi(optarg); break;
-    case 'f': o.use_float = 1; break;
-    case 'c': o.csv = optarg; break;
-    case 'b': o.cuda_block = atoi(optarg); break;
-    case 'p': o.pause_ms = atof(optarg); break;
-    case 'h': usage(stdout); exit(0);
-    default: usage(stderr); exit(2);
+    case 's':
+      o.elements = bench_parse_size(prog, "-s", optarg);
+      break;
+    case 'n':
+      o.runs = atoi(optarg);
+      break;
+    case 'f':
+      o.use_float = 1;
+      break;
+    case 'c':
+      o.csv = optarg;
+      break;
+    case 'b':
+      o.cuda_block = atoi(optarg);
+      break;
+    case 'p':
+      o.pause_ms = atof(optarg);
+      break;
+    case 'h':
+      usage(stdout);
+      exit(0);
+    default:
+      usage(stderr);
+      exit(2);
     }
   }
   if (optind != argc || o.elements < 1 || o.runs < 2 || o.runs > 1024 ||
@@ -473,7 +537,9 @@ int main(int argc, char **argv) {
   int ok_kc = validate(&kc, !host, g);
   int ok_base = base.available ? validate(&base, !host, g) : 1;
   printf("stream: validation: kc %s, baseline %s\n", ok_kc ? "OK" : "FAILED",
-         !base.available ? "not run" : ok_base ? "OK" : "FAILED");
+         !base.available ? "not run"
+         : ok_base       ? "OK"
+                         : "FAILED");
 
   FILE *csv = bench_csv_open(
       prog, o.csv,
@@ -499,10 +565,9 @@ int main(int argc, char **argv) {
              "-", sk.min, "-", sk.mean);
     }
     if (csv) {
-      fprintf(csv, "%s,%d,%s,%llu,%s,%d,%.4f,", info.backend,
-              info.num_threads, o.use_float ? "float" : "double",
-              (unsigned long long)o.elements, kname[k], karrays[k] * (int)es,
-              gk);
+      fprintf(csv, "%s,%d,%s,%llu,%s,%d,%.4f,", info.backend, info.num_threads,
+              o.use_float ? "float" : "double", (unsigned long long)o.elements,
+              kname[k], karrays[k] * (int)es, gk);
       if (base.available)
         fprintf(csv, "%.4f,%.4f,", gb, gk / gb);
       else

@@ -10,8 +10,8 @@
 #include "stream.h"
 
 /* double */
-KC_FOR(stream_init_f64, struct stream_f64, f, i,
-       f->a[i] = f->init_a; f->b[i] = f->init_b; f->c[i] = f->init_c;)
+KC_FOR(stream_init_f64, struct stream_f64, f, i, f->a[i] = f->init_a;
+       f->b[i] = f->init_b; f->c[i] = f->init_c;)
 KC_FOR(stream_copy_f64, struct stream_f64, f, i, f->c[i] = f->a[i];)
 KC_FOR(stream_mul_f64, struct stream_f64, f, i, f->b[i] = f->scalar * f->c[i];)
 KC_FOR(stream_add_f64, struct stream_f64, f, i, f->c[i] = f->a[i] + f->b[i];)
@@ -23,8 +23,8 @@ KC_REDUCE_SUM(stream_dot_f64, struct stream_f64, f, i, double, acc,
               acc += f->a[i] * f->b[i];)
 
 /* float */
-KC_FOR(stream_init_f32, struct stream_f32, f, i,
-       f->a[i] = f->init_a; f->b[i] = f->init_b; f->c[i] = f->init_c;)
+KC_FOR(stream_init_f32, struct stream_f32, f, i, f->a[i] = f->init_a;
+       f->b[i] = f->init_b; f->c[i] = f->init_c;)
 KC_FOR(stream_copy_f32, struct stream_f32, f, i, f->c[i] = f->a[i];)
 KC_FOR(stream_mul_f32, struct stream_f32, f, i, f->b[i] = f->scalar * f->c[i];)
 KC_FOR(stream_add_f32, struct stream_f32, f, i, f->c[i] = f->a[i] + f->b[i];)

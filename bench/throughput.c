@@ -49,8 +49,8 @@ static struct {
   int cuda_block;
 } o = {1000, 1000000000, 0.2, 5, NULL, 256};
 
-static int host;    /* host backend: OpenMP baseline, else CUDA */
-static int bad;     /* wrong results */
+static int host; /* host backend: OpenMP baseline, else CUDA */
+static int bad;  /* wrong results */
 static kc_kernel *k_fill, *k_op;
 
 /* The arrays of one implementation at one size. */
@@ -105,8 +105,7 @@ static double *omp_partial;
 
 static void omp_prepare(arrays *a, long long n) {
   a->x = bench_host_alloc(prog, sizeof(double) * (size_t)n);
-  a->y = ARRAYS > 1 ? bench_host_alloc(prog, sizeof(double) * (size_t)n)
-                    : NULL;
+  a->y = ARRAYS > 1 ? bench_host_alloc(prog, sizeof(double) * (size_t)n) : NULL;
   omp_fill_f64(a->x, n);
 #if BENCH_SCAN
   /* First touch of y by the same static schedule that writes it. */
@@ -179,8 +178,8 @@ static double cuda_once(arrays *a, long long n, double *result) {
   double t0 = bench_now();
   BENCH_CU(&cu, cu.cuLaunchKernel(cu_k1, (unsigned)nbi, 1, 1, block, 1, 1, 0,
                                   NULL, a1, NULL));
-  BENCH_CU(&cu, cu.cuLaunchKernel(cu_k2, 1, 1, 1, 1024, 1, 1, 0, NULL, a2,
-                                  NULL));
+  BENCH_CU(&cu,
+           cu.cuLaunchKernel(cu_k2, 1, 1, 1, 1024, 1, 1, 0, NULL, a2, NULL));
   BENCH_CU(&cu, cu.cuLaunchKernel(cu_k3, (unsigned)nbi, 1, 1, block, 1, 1, 0,
                                   NULL, a3, NULL));
   BENCH_CU(&cu, cu.cuMemcpyDtoH(result, cu_result, sizeof(double)));
@@ -286,8 +285,8 @@ static timing run(const impl *im, long long n) {
     got = -1.0;
     double s = im->once(&a, n, &got);
     if (got != want) {
-      fprintf(stderr, "%s: %s: %lld elements: result %.17g, want %.17g\n",
-              prog, im->name, n, got, want);
+      fprintf(stderr, "%s: %s: %lld elements: result %.17g, want %.17g\n", prog,
+              im->name, n, got, want);
       bad++;
       break;
     }
@@ -323,8 +322,9 @@ static void usage(FILE *f) {
           "(default 256)\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
           "77 backend absent.\n",
-          prog, BENCH_SCAN ? "parallel_scan (inclusive sum)"
-                           : "parallel_reduce (sum)");
+          prog,
+          BENCH_SCAN ? "parallel_scan (inclusive sum)"
+                     : "parallel_reduce (sum)");
 }
 
 int main(int argc, char **argv) {
@@ -340,20 +340,35 @@ int main(int argc, char **argv) {
   int ch;
   while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
     switch (ch) {
-    case 'a': o.min_bytes = bench_parse_size(prog, "--min-bytes", optarg); break;
-    case 'b': o.max_bytes = bench_parse_size(prog, "--max-bytes", optarg); break;
-    case 't': o.min_time = atof(optarg); break;
-    case 'r': o.min_reps = atoi(optarg); break;
-    case 'c': o.csv = optarg; break;
-    case 'k': o.cuda_block = atoi(optarg); break;
-    case 'h': usage(stdout); return 0;
-    default: usage(stderr); return 2;
+    case 'a':
+      o.min_bytes = bench_parse_size(prog, "--min-bytes", optarg);
+      break;
+    case 'b':
+      o.max_bytes = bench_parse_size(prog, "--max-bytes", optarg);
+      break;
+    case 't':
+      o.min_time = atof(optarg);
+      break;
+    case 'r':
+      o.min_reps = atoi(optarg);
+      break;
+    case 'c':
+      o.csv = optarg;
+      break;
+    case 'k':
+      o.cuda_block = atoi(optarg);
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      usage(stderr);
+      return 2;
     }
   }
   if (optind != argc || o.min_bytes < 8 || o.max_bytes < o.min_bytes ||
       o.min_time < 0 || o.min_reps < 1 || o.cuda_block < 32 ||
-      o.cuda_block > 1024 || o.cuda_block % 32 ||
-      2048 % o.cuda_block) {
+      o.cuda_block > 1024 || o.cuda_block % 32 || 2048 % o.cuda_block) {
     usage(stderr);
     return 2;
   }
@@ -425,8 +440,8 @@ int main(int argc, char **argv) {
       "base_avg_s,base_gbs,ratio,kc_reps,base_reps,baseline");
   char bh[32];
   snprintf(bh, sizeof bh, "%s GB/s", ibase.name);
-  printf("\n%12s %12s %10s %11s %7s %12s\n", "bytes", "elements", "kc GB/s",
-         bh, "ratio", "kc min us");
+  printf("\n%12s %12s %10s %11s %7s %12s\n", "bytes", "elements", "kc GB/s", bh,
+         "ratio", "kc min us");
   for (int s = 0; s < ns; s++) {
     long long n = (long long)(sizes[s] / sizeof(double));
     if (n < 1)

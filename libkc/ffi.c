@@ -49,8 +49,9 @@ int kc__ffi_prepare(kc_kernel *k) {
   if (!atomic_load_explicit(&k->ffi_ready, memory_order_relaxed)) {
     struct kc__ffi *f = calloc(1, sizeof *f);
     if (!f) {
-      rc = kc__error(KC_ENOMEM, "kernel '%s': out of memory for its libffi "
-                                "call interface",
+      rc = kc__error(KC_ENOMEM,
+                     "kernel '%s': out of memory for its libffi "
+                     "call interface",
                      k->info.name);
     } else {
       int n = k->info.nargs;
@@ -58,9 +59,8 @@ int kc__ffi_prepare(kc_kernel *k) {
       f->types[1] = &ffi_type_sint64;
       for (int i = 0; i < n; i++)
         f->types[2 + i] = type_of(k->info.signature[i]);
-      ffi_status st = ffi_prep_cif(&f->cif, FFI_DEFAULT_ABI,
-                                   (unsigned)(2 + n), &ffi_type_void,
-                                   f->types);
+      ffi_status st = ffi_prep_cif(&f->cif, FFI_DEFAULT_ABI, (unsigned)(2 + n),
+                                   &ffi_type_void, f->types);
       if (st != FFI_OK) {
         free(f);
         rc = kc__error(KC_ESIGNATURE,

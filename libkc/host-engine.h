@@ -1,5 +1,5 @@
-/* libkc — what the host engine (host-engine.c) shares with its multi-dimensional
- * (host-md.c) and team (host-team.c) parts.  Internal. */
+/* libkc — what the host engine (host-engine.c) shares with its
+ * multi-dimensional (host-md.c) and team (host-team.c) parts.  Internal. */
 #ifndef KC_HOST_ENGINE_H
 #define KC_HOST_ENGINE_H
 

@@ -1,8 +1,8 @@
 /* libkc — multi-dimensional ranges on the host engine.
  *
  * An MD launch is cut into tiles, numbered row-major (the last dimension
- * fastest); host-engine.c hands out tile numbers exactly as it hands out indices
- * of a 1-D range (static shares, round-robin chunks of tiles, or the
+ * fastest); host-engine.c hands out tile numbers exactly as it hands out
+ * indices of a 1-D range (static shares, round-robin chunks of tiles, or the
  * dynamic counter), and this file turns a thread's run of tile numbers
  * into boxes for the kernel's host function, whose innermost loop is the
  * last dimension, contiguous and vectorised.

@@ -3,8 +3,8 @@
  * A host team is one thread with one vector lane: units are league ranks,
  * split by host-engine.c like the indices of a 1-D range, and a thread runs its
  * ranks one after the other through one handle (struct kc_team,
- * <kc/detail/team.h>).  The kernel's host function gets a whole run of ranks per
- * call, so that the functor's fields stay in registers across teams.
+ * <kc/detail/team.h>).  The kernel's host function gets a whole run of ranks
+ * per call, so that the functor's fields stay in registers across teams.
  *
  * Scratch: a team's scratch lives only while it runs, so each thread needs
  * one team's worth per level, which it reuses for every rank it runs.  The
@@ -13,8 +13,8 @@
  * nothing.  Everything is sized and allocated on the launching thread
  * before any team runs, so a request that cannot be met fails the launch
  * (KC_ESCRATCH over the documented limits, KC_ENOMEM) with nothing run.
- * The pool is taken with a flag, like host-engine.c's accumulator cache: a launch
- * that finds it taken (a second backend instance) uses a private set.
+ * The pool is taken with a flag, like host-engine.c's accumulator cache: a
+ * launch that finds it taken (a second backend instance) uses a private set.
  */
 #include <config.h>
 

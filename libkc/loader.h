@@ -33,7 +33,7 @@ typedef struct kc__plugin_report {
                               backend) is the one that is used; not probed */
   int ndevices;            /* accepted: devices its probe reported */
   unsigned abi_major, abi_minor; /* as built, when the file is a plugin */
-  const char *description; /* accepted: the plugin's own one line */
+  const char *description;       /* accepted: the plugin's own one line */
 } kc__plugin_report;
 
 /* Calls cb once per file named libkc-*.so in the search directories, in

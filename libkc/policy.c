@@ -25,8 +25,8 @@ kc_policy kc_range(kc_index begin, kc_index end) {
   return p;
 }
 
-kc_policy kc_range_schedule(kc_index begin, kc_index end,
-                            kc_schedule schedule, kc_index chunk) {
+kc_policy kc_range_schedule(kc_index begin, kc_index end, kc_schedule schedule,
+                            kc_index chunk) {
   kc_policy p = kc_range(begin, end);
   p.schedule = schedule;
   p.chunk = chunk;

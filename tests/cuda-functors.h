@@ -10,8 +10,8 @@
  * truncated, stale or from another launch's slot shows up as a wrong value:
  *   out[i - base] = tag * 1000003 + c[(i - base) % n] + c[n - 1]          */
 #define KT_CUDA_SIZES(X)                                                       \
-  X(32, 1) X(128, 13) X(1600, 197) X(24000, 2997) X(40000, 4997)               \
-      X(240000, 29997)
+  X(32, 1)                                                                     \
+  X(128, 13) X(1600, 197) X(24000, 2997) X(40000, 4997) X(240000, 29997)
 #define KT_CUDA_FUNCTOR(bytes, n)                                              \
   typedef struct kc_f##bytes {                                                 \
     int64_t *out;                                                              \

@@ -69,11 +69,10 @@ static void check_functor(const char *mode, kc_kernel *k, size_t bytes,
   if (bad)
     KC_FAIL("mode %s, %zu-byte functor: %ld of %d outputs wrong, first at "
             "%ld (launch %ld): %" PRId64,
-            mode, bytes, bad, LAUNCHES * SPAN, first, first / SPAN,
-            out[first]);
+            mode, bytes, bad, LAUNCHES * SPAN, first, first / SPAN, out[first]);
   else
-    KC_INFO("mode %s: %d launches with a %zu-byte functor: ok", mode,
-            LAUNCHES, bytes);
+    KC_INFO("mode %s: %d launches with a %zu-byte functor: ok", mode, LAUNCHES,
+            bytes);
   free(out);
   free(f);
   KC_CHECK_OK(kc_free(dout));
@@ -110,8 +109,8 @@ static void check_reductions(const char *mode, kc_index n) {
   kc_policy p = kc_range(0, n);
   kc_seqhash want = seq_of(x, 0, n), got;
   memset(&got, 0x77, sizeof got);
-  if (KC_CHECK_OK(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kc_cuda_seqhash),
-                                     &p, &fs, sizeof fs, &got)) == 0) {
+  if (KC_CHECK_OK(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kc_cuda_seqhash), &p,
+                                     &fs, sizeof fs, &got)) == 0) {
     if (got.h != want.h || got.pw != want.pw || got.first != want.first ||
         got.last != want.last)
       KC_FAIL("mode %s, n %lld: seqhash {%llx, first %lld, last %lld}, "
@@ -123,8 +122,8 @@ static void check_reductions(const char *mode, kc_index n) {
   }
   /* ... and left in a device allocation (asynchronous). */
   kc_seqhash *dres = kc_test_dalloc(sizeof(kc_seqhash), "res");
-  if (KC_CHECK_OK(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kc_cuda_seqhash),
-                                     &p, &fs, sizeof fs, dres)) == 0) {
+  if (KC_CHECK_OK(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kc_cuda_seqhash), &p,
+                                     &fs, sizeof fs, dres)) == 0) {
     kc_seqhash *h = kc_test_download(dres, sizeof *h);
     KC_CHECK_EQ_UINT(h->h, want.h);
     KC_CHECK_EQ_INT(h->last, want.last);
@@ -142,8 +141,8 @@ static void check_reductions(const char *mode, kc_index n) {
       wml.loc = i;
     }
   }
-  if (KC_CHECK_OK(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kc_cuda_sum), &p,
-                                     &fd, sizeof fd, &s)) == 0)
+  if (KC_CHECK_OK(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kc_cuda_sum), &p, &fd,
+                                     sizeof fd, &s)) == 0)
     KC_CHECK_EQ_DBL(s, ws, 0);
   if (KC_CHECK_OK(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kc_cuda_maxloc), &p,
                                      &fd, sizeof fd, &ml)) == 0) {
@@ -157,8 +156,8 @@ static void check_reductions(const char *mode, kc_index n) {
   int64_t *ref = kc_test_xmalloc(sizeof(int64_t) * (size_t)(n ? n : 1));
   for (kc_index i = 0; i < n; i++)
     ref[i] = (wtotal += x[i]);
-  if (KC_CHECK_OK(kc_parallel_scan(NULL, KC_TEST_KERNEL(kc_cuda_iscan), &p,
-                                   &fs, sizeof fs, &total)) == 0) {
+  if (KC_CHECK_OK(kc_parallel_scan(NULL, KC_TEST_KERNEL(kc_cuda_iscan), &p, &fs,
+                                   sizeof fs, &total)) == 0) {
     KC_CHECK_EQ_INT(total, wtotal);
     int64_t *o = kc_test_download(dout, sizeof(int64_t) * (size_t)n);
     KC_CHECK_ARRAY_EQ_I64(o, ref, n);
@@ -170,8 +169,8 @@ static void check_reductions(const char *mode, kc_index n) {
     ref[i] = (int64_t)h;
     h = h * KC_SEQHASH_P + (uint64_t)x[i];
   }
-  if (KC_CHECK_OK(kc_parallel_scan(NULL, KC_TEST_KERNEL(kc_cuda_hscan), &p,
-                                   &fs, sizeof fs, &htotal)) == 0) {
+  if (KC_CHECK_OK(kc_parallel_scan(NULL, KC_TEST_KERNEL(kc_cuda_hscan), &p, &fs,
+                                   sizeof fs, &htotal)) == 0) {
     KC_CHECK_EQ_UINT(htotal.h, h);
     int64_t *o = kc_test_download(dout, sizeof(int64_t) * (size_t)n);
     KC_CHECK_ARRAY_EQ_I64(o, ref, n);
@@ -179,8 +178,8 @@ static void check_reductions(const char *mode, kc_index n) {
   }
   /* Scan total left on the device. */
   int64_t *dtot = kc_test_dalloc(sizeof(int64_t), "tot");
-  if (KC_CHECK_OK(kc_parallel_scan(NULL, KC_TEST_KERNEL(kc_cuda_iscan), &p,
-                                   &fs, sizeof fs, dtot)) == 0) {
+  if (KC_CHECK_OK(kc_parallel_scan(NULL, KC_TEST_KERNEL(kc_cuda_iscan), &p, &fs,
+                                   sizeof fs, dtot)) == 0) {
     int64_t *t = kc_test_download(dtot, sizeof *t);
     KC_CHECK_EQ_INT(*t, wtotal);
     free(t);
@@ -284,10 +283,10 @@ int main(void) {
       check_functor(modes[m], fk[s], fb[s], fn[s]);
     }
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-      check_reductions(modes[m], kc_test_large(sizes[s]) < sizes[s] &&
-                                         sizes[s] > 100000
-                                     ? kc_test_large(sizes[s])
-                                     : sizes[s]);
+      check_reductions(modes[m],
+                       kc_test_large(sizes[s]) < sizes[s] && sizes[s] > 100000
+                           ? kc_test_large(sizes[s])
+                           : sizes[s]);
     check_call();
     KC_CHECK_OK(kc_finalize());
   }

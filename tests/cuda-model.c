@@ -82,7 +82,7 @@ static void share(const char *mode, int ts, int vl, int64_t m,
   KC_REQUIRE_OK(kc_policy_set_scratch(&p, 0, (size_t)m * 8, 0));
   clear();
   if (KC_CHECK_OK(kc_parallel_for("share", KC_TEST_KERNEL(cm_share), &p, &f,
-                                   sizeof f)) != 0) {
+                                  sizeof f)) != 0) {
     KC_INFO("%s", kc_last_error());
     return;
   }
@@ -133,8 +133,8 @@ static void scratch_cases(const char *mode, int full) {
     f.m = probe ? hi : lo;
     kc_policy p = kc_team_policy(1, 1, 1);
     KC_REQUIRE_OK(kc_policy_set_scratch(&p, 0, (size_t)f.m * 8, 0));
-    int rc = kc_parallel_for("probe", KC_TEST_KERNEL(cm_share), &p, &f,
-                             sizeof f);
+    int rc =
+        kc_parallel_for("probe", KC_TEST_KERNEL(cm_share), &p, &f, sizeof f);
     KC_CHECK_EQ_INT(rc, probe ? KC_ESCRATCH : 0);
     if (probe) {
       KC_INFO("%s", kc_last_error());
@@ -147,8 +147,8 @@ static void scratch_cases(const char *mode, int full) {
     f.m = mid;
     kc_policy p = kc_team_policy(1, 1, 1);
     KC_REQUIRE_OK(kc_policy_set_scratch(&p, 0, (size_t)mid * 8, 0));
-    int rc = kc_parallel_for("probe", KC_TEST_KERNEL(cm_share), &p, &f,
-                             sizeof f);
+    int rc =
+        kc_parallel_for("probe", KC_TEST_KERNEL(cm_share), &p, &f, sizeof f);
     if (rc == 0) {
       lo = mid;
     } else if (rc == KC_ESCRATCH) {
@@ -182,8 +182,8 @@ static void barrier_case(const char *mode, int ts, int vl) {
   KC_REQUIRE_OK(kc_policy_set_scratch(&p, 1, 16, 0));
   int64_t meta[8];
   clear();
-  KC_CHECK_OK(kc_parallel_for("barrier", KC_TEST_KERNEL(cm_barrier), &p, &f,
-                              sizeof f));
+  KC_CHECK_OK(
+      kc_parallel_for("barrier", KC_TEST_KERNEL(cm_barrier), &p, &f, sizeof f));
   fetch_meta(meta);
   if (meta[0] != 0)
     KC_FAIL("mode %s, team size %d, vector length %d: %" PRId64
@@ -202,10 +202,10 @@ static void barrier_case(const char *mode, int ts, int vl) {
   KC_INFO("mode %s, team size %d, vector length %d: without the barrier "
           "%" PRId64 " reads were stale%s",
           mode, ts, vl, meta[0],
-          meta[0]             ? " (so the check above can fail)"
-          : info.device < 0   ? " (a host team is one thread: no race)"
-                              : " (the control did not catch the race this "
-                                "time)");
+          meta[0]           ? " (so the check above can fail)"
+          : info.device < 0 ? " (a host team is one thread: no race)"
+                            : " (the control did not catch the race this "
+                              "time)");
 }
 
 /* ------------------------------------------------- team size from scratch */
@@ -217,8 +217,8 @@ static void thread_parts(const char *mode, int vl) {
   KC_REQUIRE_OK(kc_policy_set_scratch(&p, 0, 0, 2000));
   int64_t meta[8];
   clear();
-  KC_CHECK_OK(kc_parallel_for("parts", KC_TEST_KERNEL(cm_thread_parts), &p,
-                              &f, sizeof f));
+  KC_CHECK_OK(kc_parallel_for("parts", KC_TEST_KERNEL(cm_thread_parts), &p, &f,
+                              sizeof f));
   fetch_meta(meta);
   KC_CHECK_EQ_INT(meta[0], 0);
   KC_CHECK_EQ_INT(meta[2], info.device >= 0 ? vl : 1);
@@ -228,8 +228,7 @@ static void thread_parts(const char *mode, int vl) {
           "the backend chose teams of %" PRId64 " threads",
           mode, vl, meta[1]);
   /* Asked for explicitly, a team that large cannot have it. */
-  const int too_many =
-      (int)(info.dev.shared_memory_per_block_optin / 2000) + 1;
+  const int too_many = (int)(info.dev.shared_memory_per_block_optin / 2000) + 1;
   if (too_many * vl <= info.dev.max_threads_per_block) {
     kc_policy q = kc_team_policy(3, too_many, vl);
     KC_REQUIRE_OK(kc_policy_set_scratch(&q, 0, 0, 2000));
@@ -280,8 +279,8 @@ static void nested_hash(const char *mode, int ts, int vl) {
   kc_policy p = kc_team_policy(league, ts, vl);
   int64_t meta[8];
   clear();
-  KC_CHECK_OK(kc_parallel_for("nested hash", KC_TEST_KERNEL(cm_nested_hash),
-                              &p, &f, sizeof f));
+  KC_CHECK_OK(kc_parallel_for("nested hash", KC_TEST_KERNEL(cm_nested_hash), &p,
+                              &f, sizeof f));
   fetch_meta(meta);
   KC_CHECK_EQ_INT(meta[0], 0);
   int64_t out[2 * 50];

@@ -10,12 +10,12 @@
 
 /* Team kernels. */
 typedef struct cm_team {
-  int64_t *out;     /* per league rank (or per index) results */
-  int64_t *meta;    /* [0]: errors seen by any thread, [1]: team size,
-                       [2]: vector length */
-  int64_t m;        /* int64 values in the team's level-0 scratch */
-  int64_t n;        /* nested loops' range */
-  int64_t spin;     /* clock cycles the late writer waits */
+  int64_t *out;       /* per league rank (or per index) results */
+  int64_t *meta;      /* [0]: errors seen by any thread, [1]: team size,
+                         [2]: vector length */
+  int64_t m;          /* int64 values in the team's level-0 scratch */
+  int64_t n;          /* nested loops' range */
+  int64_t spin;       /* clock cycles the late writer waits */
   int64_t per_thread; /* level-0 bytes per thread (cm_thread_parts) */
 } cm_team;
 

@@ -110,9 +110,9 @@ KC_REDUCER_JOIN(cm_hash, kc_seqhash, d, s) {
   } while (0)
 
 /* League ranks in order (one contribution per team). */
-KC_TEAM_REDUCE_CUSTOM(cm_league_hash, cm_team, f, team, cm_hash, kc_seqhash,
-                      acc, KC_TEAM_SINGLE(team, CM_HASH_ADD(acc,
-                                                kc_team_league_rank(team))))
+KC_TEAM_REDUCE_CUSTOM(
+    cm_league_hash, cm_team, f, team, cm_hash, kc_seqhash, acc,
+    KC_TEAM_SINGLE(team, CM_HASH_ADD(acc, kc_team_league_rank(team))))
 
 /* Indices in order across a team's threads, and across a thread's lanes:
  * out[rank * 2] and out[rank * 2 + 1] = the hashes' h, meta[0] counts
@@ -122,8 +122,8 @@ KC_TEAM(cm_nested_hash, cm_team, f, team, {
   kc_seqhash th, vh;
   KC_TEAM_THREAD_REDUCE_CUSTOM(team, j, 0, f->n, cm_hash, kc_seqhash, acc, th,
                                CM_HASH_ADD(acc, j + r));
-  KC_THREAD_VECTOR_REDUCE_CUSTOM(team, j, 0, f->n, cm_hash, kc_seqhash, acc,
-                                 vh, CM_HASH_ADD(acc, j * 3 + r));
+  KC_THREAD_VECTOR_REDUCE_CUSTOM(team, j, 0, f->n, cm_hash, kc_seqhash, acc, vh,
+                                 CM_HASH_ADD(acc, j * 3 + r));
   if (th.first != r || th.last != f->n - 1 + r || vh.first != r ||
       vh.last != (f->n - 1) * 3 + r)
     kc_atomic_add_i64(&f->meta[0], 1);

@@ -1,7 +1,7 @@
 /* Conformance: the profiling hooks (Kokkos Tools callbacks).
  *
- * Loads the recording tool (tests/fixtures/tool-record.c) through KC_TOOLS_LIBS and
- * checks, line by line, every callback it received and every argument:
+ * Loads the recording tool (tests/fixtures/tool-record.c) through KC_TOOLS_LIBS
+ * and checks, line by line, every callback it received and every argument:
  * initialisation (load sequence, interface version, device info, tool
  * settings, arguments, kc's metadata), allocations, deep copies with the
  * labels of the allocations they touch, nested regions, for/reduce/scan

@@ -146,9 +146,8 @@ typedef struct tl_expect {
   size_t len, cap;
 } tl_expect;
 
-static KC_TEST__UNUSED KC_TEST__PRINTF(2, 3) void tl_line(tl_expect *e,
-                                                          const char *fmt,
-                                                          ...) {
+static KC_TEST__UNUSED
+KC_TEST__PRINTF(2, 3) void tl_line(tl_expect *e, const char *fmt, ...) {
   char buf[2048];
   va_list ap;
   va_start(ap, fmt);

@@ -65,9 +65,8 @@ static void check_report(const char *rep) {
   char want[512];
   KC_CHECK(strncmp(rep, "kc-tool-timer: ", 15) == 0);
   double elapsed = -1;
-  KC_CHECK_EQ_INT(sscanf(rep, "kc-tool-timer: %lf s from init to finalize",
-                         &elapsed),
-                  1);
+  KC_CHECK_EQ_INT(
+      sscanf(rep, "kc-tool-timer: %lf s from init to finalize", &elapsed), 1);
   snprintf(want, sizeof want, ", backend %s, device %s\n", info.backend,
            info.dev.name);
   KC_CHECK_CONTAINS(rep, want);
@@ -75,8 +74,9 @@ static void check_report(const char *rep) {
   /* Kernels: header, then one row each until "kernel total:". */
   const char *p = after(rep, "kernels by total time:\n");
   KC_REQUIRE(p != NULL);
-  KC_CHECK(strncmp(p, "       total_s      calls       avg_us     pct  type"
-                      "    label\n",
+  KC_CHECK(strncmp(p,
+                   "       total_s      calls       avg_us     pct  type"
+                   "    label\n",
                    60) == 0);
   p = strchr(p, '\n') + 1;
   struct {
@@ -132,10 +132,10 @@ static void check_report(const char *rep) {
   double ktotal = -1, kel = -1;
   uint64_t kcalls = 0;
   KC_REQUIRE(p != NULL);
-  KC_CHECK_EQ_INT(sscanf(p, "kernel total: %lf s in %" SCNu64
-                            " calls (%*f%% of %lf s)",
-                         &ktotal, &kcalls, &kel),
-                  3);
+  KC_CHECK_EQ_INT(
+      sscanf(p, "kernel total: %lf s in %" SCNu64 " calls (%*f%% of %lf s)",
+             &ktotal, &kcalls, &kel),
+      3);
   KC_CHECK_EQ_UINT(kcalls, 6);
   KC_CHECK_EQ_UINT(sum_calls, 6);
   KC_CHECK_EQ_DBL(ktotal, sum_total, 4e-6);
@@ -158,16 +158,17 @@ static void check_report(const char *rep) {
   /* Memory: one row per space, sorted by name. */
   p = after(rep, "memory by space:\n");
   KC_REQUIRE(p != NULL);
-  KC_CHECK(strncmp(p, "  space                  peak_bytes  allocations"
-                      "       live_bytes\n",
+  KC_CHECK(strncmp(p,
+                   "  space                  peak_bytes  allocations"
+                   "       live_bytes\n",
                    66) == 0);
   p = strchr(p, '\n') + 1;
   int spaces = 0;
   while (strncmp(p, "deep copies:", 12) != 0 && *p) {
     char name[64];
     uint64_t peak, allocs, live;
-    KC_REQUIRE(sscanf(p, " %63s %" SCNu64 " %" SCNu64 " %" SCNu64, name,
-                      &peak, &allocs, &live) == 4);
+    KC_REQUIRE(sscanf(p, " %63s %" SCNu64 " %" SCNu64 " %" SCNu64, name, &peak,
+                      &allocs, &live) == 4);
     int found = 0;
     for (int i = 0; i < nmems; i++)
       if (strcmp(name, mems[i].name) == 0) {
@@ -184,10 +185,9 @@ static void check_report(const char *rep) {
   KC_CHECK_EQ_INT(spaces, nmems);
 
   uint64_t n1 = 0, n2 = 0;
-  KC_CHECK_EQ_INT(sscanf(p, "deep copies: %" SCNu64 " calls, %" SCNu64
-                            " bytes",
-                         &n1, &n2),
-                  2);
+  KC_CHECK_EQ_INT(
+      sscanf(p, "deep copies: %" SCNu64 " calls, %" SCNu64 " bytes", &n1, &n2),
+      2);
   KC_CHECK_EQ_UINT(n1, 2);
   KC_CHECK_EQ_UINT(n2, 2 * 1000 * sizeof(int64_t));
   p = after(rep, "deep copies:");

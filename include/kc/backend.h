@@ -108,32 +108,32 @@ typedef struct kc_kernel_info {
 typedef struct kc_launch {
   const char *label;
   const kc_kernel_info *kernel;
-  void *kernel_state;   /* this kernel's kernel_state_size bytes */
-  kc_policy policy;     /* normalised: rank >= 1, chunk != 0; end - begin
-                           (each dimension, and the product of an MD box's
-                           extents) fits kc_index */
-  const void *functor;  /* caller's bytes */
+  void *kernel_state;  /* this kernel's kernel_state_size bytes */
+  kc_policy policy;    /* normalised: rank >= 1, chunk != 0; end - begin
+                          (each dimension, and the product of an MD box's
+                          extents) fits kc_index */
+  const void *functor; /* caller's bytes */
   size_t functor_size;
-  void *result;         /* REDUCE: value; SCAN: total; may be NULL for scan.
-                           In a kc allocation it has value_size bytes of
-                           room (checked by the core) */
-  kc_space result_space;/* space of `result` (HOST if not a kc allocation) */
-  int result_async;     /* 1: result is a kc allocation, may complete later */
-  int nargs;            /* CALL */
-  void *const *args;    /* CALL */
+  void *result;          /* REDUCE: value; SCAN: total; may be NULL for scan.
+                            In a kc allocation it has value_size bytes of
+                            room (checked by the core) */
+  kc_space result_space; /* space of `result` (HOST if not a kc allocation) */
+  int result_async;      /* 1: result is a kc allocation, may complete later */
+  int nargs;             /* CALL */
+  void *const *args;     /* CALL */
 } kc_launch;
 
 typedef struct kc_backend_ops {
   /* ---- frozen head ---- */
-  uint32_t abi_major;  /* KC_BACKEND_ABI_MAJOR the plugin was built with */
-  uint32_t abi_minor;  /* KC_BACKEND_ABI_MINOR the plugin was built with */
-  size_t struct_size;  /* sizeof(struct kc_backend_ops) at build time */
-  const char *name;    /* must match the file name libkc-<name>.so */
+  uint32_t abi_major; /* KC_BACKEND_ABI_MAJOR the plugin was built with */
+  uint32_t abi_minor; /* KC_BACKEND_ABI_MINOR the plugin was built with */
+  size_t struct_size; /* sizeof(struct kc_backend_ops) at build time */
+  const char *name;   /* must match the file name libkc-<name>.so */
 
   /* ---- ABI 1.0 ---- */
-  const char *description; /* one line for kc-info */
-  size_t state_size;       /* bytes of plugin state the core allocates */
-  size_t kernel_state_size;/* bytes per kernel the core allocates lazily */
+  const char *description;  /* one line for kc-info */
+  size_t state_size;        /* bytes of plugin state the core allocates */
+  size_t kernel_state_size; /* bytes per kernel the core allocates lazily */
 
   /* probe: how many devices the plugin can drive here.
    *  - Called by: the loader, for each candidate plugin, when kc_init
@@ -241,15 +241,13 @@ typedef struct kc_backend_ops {
    *    nothing of the caller's beyond the two ranges, which the caller
    *    leaves alone until fence.
    *  - Returns 0 or a KC_E code (KC_EDEVICE with a detail). */
-  int (*mem_copy)(void *state, void *dst, kc_space dst_space,
-                  const void *src, kc_space src_space, size_t bytes,
-                  int async);
+  int (*mem_copy)(void *state, void *dst, kc_space dst_space, const void *src,
+                  kc_space src_space, size_t bytes, int async);
   /* mem_set: sets `bytes` bytes at p (inside a kc allocation of `space`,
    * or HOST memory) to `value`.  Called by kc_memset; ordered after
    * earlier work, like mem_copy; complete when it returns (kc_memset
    * blocks).  Returns 0 or a KC_E code. */
-  int (*mem_set)(void *state, void *p, kc_space space, int value,
-                 size_t bytes);
+  int (*mem_set)(void *state, void *p, kc_space space, int value, size_t bytes);
 
   /* fence: waits for every launch, asynchronous copy and asynchronous
    * reduction result the backend accepted.

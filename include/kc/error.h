@@ -27,7 +27,7 @@
   X(NOTKC, -14, "pointer is not a live kc allocation")                         \
   X(RANGE, -15, "invalid iteration range")                                     \
   X(STICKY, -16, "device context unusable after an earlier fatal error")       \
-  X(SIGNATURE, -17, "kernel signature does not match the arguments")          \
+  X(SIGNATURE, -17, "kernel signature does not match the arguments")           \
   X(SCRATCH, -18, "scratch memory request exceeds what the device offers")     \
   X(INTERNAL, -19, "internal error")
 

@@ -127,9 +127,9 @@ typedef struct kc__cu_api {
   CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
                                                           int, size_t);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
 } kc__cu_api;
 
 /* The resolved driver, or NULL with the reason in kc_last_error() ("no CUDA

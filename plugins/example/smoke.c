@@ -44,7 +44,7 @@ static void sum_chunk(const void *fp, kc_index b, kc_index e, void *acc) {
   do {                                                                         \
     int rc_ = (call);                                                          \
     if (rc_ != 0) {                                                            \
-      fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call,        \
+      fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call,       \
               kc_strerror(rc_), kc_last_error());                              \
       return 1;                                                                \
     }                                                                          \
@@ -94,8 +94,9 @@ int main(void) {
     if (begins[c] == 0)
       zero_at = c;
   if (zero_at <= 0) {
-    fprintf(stderr, "the chunk beginning at 0 ran %s, expected it after "
-                    "the last share's (first chunk began at %lld)\n",
+    fprintf(stderr,
+            "the chunk beginning at 0 ran %s, expected it after "
+            "the last share's (first chunk began at %lld)\n",
             zero_at < 0 ? "never" : "first", (long long)begins[0]);
     return 1;
   }

@@ -7,8 +7,7 @@ KC_FOR(pyk_saxpy, pyk_saxpy, f, i, { f->y[i] = f->a * f->x[i] + f->y[i]; })
 
 KC_FOR(pyk_empty, pyk_saxpy, f, i, { (void)f; })
 
-KC_REDUCE_SUM(pyk_dot, pyk_xy, f, i, double, acc,
-              { acc += f->x[i] * f->y[i]; })
+KC_REDUCE_SUM(pyk_dot, pyk_xy, f, i, double, acc, { acc += f->x[i] * f->y[i]; })
 
 KC_REDUCE_MAXLOC(pyk_maxloc, pyk_xy, f, i, double, acc, {
   if (f->x[i] > acc.val) {
@@ -67,8 +66,8 @@ double pyk_c_launches(int n, kc_index len) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (int r = 0; r < n; r++)
-    if (kc_parallel_for("pyk_empty", KC_KERNEL(pyk_empty), &p, &f,
-                        sizeof f) != 0)
+    if (kc_parallel_for("pyk_empty", KC_KERNEL(pyk_empty), &p, &f, sizeof f) !=
+        0)
       return -1;
   kc_fence();
   clock_gettime(CLOCK_MONOTONIC, &t1);
