@@ -285,7 +285,12 @@ KC_API int kc_pointer_device(const void *p, int *device);
  * asynchronous on which backend.  Every queue call may be made by any
  * application thread; several threads may each drive their own queue at
  * once.  A queue must not be destroyed while another thread submits to it.
- * From inside a kernel every call below returns KC_EINVAL. */
+ * From inside a kernel the calls that could wait (kc_queue_create,
+ * _destroy, _fence, kc_event_record, kc_memcpy_on, kc_memset_on,
+ * kc_malloc_on) return KC_EINVAL.  No backend has queue slots yet: the
+ * core runs every queue on the backend's default one, in order, and a
+ * queue fence or an event record waits for the whole backend
+ * (doc/queues.md). */
 typedef struct kc_queue kc_queue;
 
 /* Creates a queue on `device` (0 .. kc_info.device_count - 1).  Errors:
