@@ -193,6 +193,7 @@ module kc
     integer(c_int) :: vector_length
     integer(c_size_t) :: scratch_per_team(2)
     integer(c_size_t) :: scratch_per_thread(2)
+    type(c_ptr) :: queue = c_null_ptr ! kc_queue; null: the default queue
   end type kc_policy
 
   !> kc_kernel_desc: what kc_kernel_register takes.  The strings (name,
@@ -296,6 +297,91 @@ module kc
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: dst, src
       integer(c_size_t), value :: bytes
+    end function
+    ! Queues, events and devices (doc/queues.md): the C calls as they are.
+    integer(c_int) function kc_malloc_on(out, bytes, space, device, label) &
+        bind(C, name="kc_malloc_on")
+      import :: c_int, c_ptr, c_size_t, c_char
+      type(c_ptr), intent(out) :: out
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: space, device
+      character(kind=c_char), intent(in) :: label(*)
+    end function
+    integer(c_int) function kc_pointer_device(p, device) &
+        bind(C, name="kc_pointer_device")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: p
+      integer(c_int), intent(out) :: device
+    end function
+    integer(c_int) function kc_queue_create(out, device) &
+        bind(C, name="kc_queue_create")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: out
+      integer(c_int), value :: device
+    end function
+    integer(c_int) function kc_queue_destroy(q) bind(C, name="kc_queue_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: q
+    end function
+    integer(c_int) function kc_queue_fence(q) bind(C, name="kc_queue_fence")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: q
+    end function
+    integer(c_int) function kc_queue_device(q, device) &
+        bind(C, name="kc_queue_device")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: q
+      integer(c_int), intent(out) :: device
+    end function
+    integer(c_int) function kc_memcpy_on(q, dst, src, bytes) &
+        bind(C, name="kc_memcpy_on")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: q, dst, src
+      integer(c_size_t), value :: bytes
+    end function
+    integer(c_int) function kc_memset_on(q, p, val, bytes) &
+        bind(C, name="kc_memset_on")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: q, p
+      integer(c_int), value :: val
+      integer(c_size_t), value :: bytes
+    end function
+    integer(c_int) function kc_event_create(out) bind(C, name="kc_event_create")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: out
+    end function
+    integer(c_int) function kc_event_destroy(e) bind(C, name="kc_event_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: e
+    end function
+    integer(c_int) function kc_event_record(e, q) bind(C, name="kc_event_record")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: e, q
+    end function
+    integer(c_int) function kc_event_wait(q, e) bind(C, name="kc_event_wait")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: q, e
+    end function
+    integer(c_int) function kc_event_synchronize(e) &
+        bind(C, name="kc_event_synchronize")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: e
+    end function
+    integer(c_int) function kc_event_query(e) bind(C, name="kc_event_query")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: e
+    end function
+    integer(c_int) function kc_event_elapsed(e0, e1, ms) &
+        bind(C, name="kc_event_elapsed")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: e0, e1
+      real(c_double), intent(out) :: ms
+    end function
+    function kc_policy_on(p, q) bind(C, name="kc_policy_on")
+      import :: c_ptr, kc_policy
+      type(kc_policy), value :: p
+      type(c_ptr), value :: q
+      type(kc_policy) :: kc_policy_on
     end function
     integer(c_int) function c_kc_memset(p, val, bytes) &
         bind(C, name="kc_memset")

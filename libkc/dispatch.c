@@ -87,7 +87,13 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                      "positive size or KC_AUTO",
                      fn, (long long)p->chunk, ki->name);
 
-  l->policy = *p;
+  if (kc__unlikely(p->queue != NULL)) {
+    int qrc = kc__queue_check(p->queue, fn);
+    if (qrc < 0)
+      return qrc;
+  }
+  /* kc_launch_policy is kc_policy's 1.0 prefix (tests/t-abi.c). */
+  memcpy(&l->policy, p, sizeof l->policy);
   kc_index span = 1; /* indices (points) of the space: must fit kc_index */
   switch (want) {
   case KC_POLICY_RANGE:

@@ -20,7 +20,7 @@
 
 int kc__host_md_setup(const kc_launch *l, kc__host_md *m, kc_index *base,
                       kc_index *nunits) {
-  const kc_policy *p = &l->policy;
+  const kc_launch_policy *p = &l->policy;
   const int r = p->rank;
   m->rank = r;
   m->merge = 1;

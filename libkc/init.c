@@ -289,6 +289,7 @@ static int finalize_owned(void) {
   int rc = 0;
   if (KC__OPS_HAS(ops, fence))
     rc = KC__SLOT(ops->fence(kc__rt.state));
+  kc__queues_release();
   kc__memory_release_all();
   kc__kernels_release();
   KC__SLOT_VOID(ops->finalize(kc__rt.state));

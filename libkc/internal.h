@@ -309,6 +309,11 @@ static inline kc_kernel *kc__kernel_of(const kc_kernel_info *info) {
  * (at the last kc_finalize, under rt.lock). */
 void kc__kernels_release(void) KC__HIDDEN;
 
+/* queue.c: checks a queue handle (KC_EINVAL with a detail naming fn);
+ * kc__queues_release kills every live queue and event (kc_finalize). */
+int kc__queue_check(const struct kc_queue *q, const char *fn) KC__HIDDEN;
+void kc__queues_release(void) KC__HIDDEN;
+
 /* Maximum parameters of a CALL kernel after (begin, end). */
 #define KC__CALL_MAX_ARGS 64
 

@@ -53,7 +53,7 @@ static void test_layouts(void) {
   OFF(struct kc_backend_ops, kernel_prepare, 120);
   OFF(struct kc_backend_ops, kernel_release, 128);
   OFF(struct kc_backend_ops, launch, 136);
-  SIZE(kc_launch, 288);
+  SIZE(kc_launch, 296);
   OFF(kc_launch, label, 0);
   OFF(kc_launch, kernel, 8);
   OFF(kc_launch, kernel_state, 16);
@@ -65,6 +65,25 @@ static void test_layouts(void) {
   OFF(kc_launch, result_async, 268);
   OFF(kc_launch, nargs, 272);
   OFF(kc_launch, args, 280);
+  OFF(kc_launch, queue, 288); /* appended: kc_policy's growth moves nothing */
+  /* kc_launch_policy is kc_policy's 1.0 prefix, field by field. */
+  SIZE(kc_launch_policy, 216);
+#define SAME(f)                                                                \
+  KC_CHECK_EQ_UINT(offsetof(kc_launch_policy, f), offsetof(kc_policy, f))
+  SAME(kind);
+  SAME(rank);
+  SAME(begin);
+  SAME(end);
+  SAME(tile);
+  SAME(schedule);
+  SAME(chunk);
+  SAME(league_size);
+  SAME(team_size);
+  SAME(vector_length);
+  SAME(scratch_per_team);
+  SAME(scratch_per_thread);
+#undef SAME
+  KC_CHECK_LE_INT(sizeof(kc_launch_policy), offsetof(kc_policy, queue));
   SIZE(kc_kernel_info, 96);
   OFF(kc_kernel_info, name, 0);
   OFF(kc_kernel_info, kind, 8);
@@ -76,7 +95,7 @@ static void test_layouts(void) {
   OFF(kc_kernel_info, value_size, 72);
   OFF(kc_kernel_info, signature, 80);
   OFF(kc_kernel_info, nargs, 88);
-  SIZE(kc_policy, 216);
+  SIZE(kc_policy, 224);
   OFF(kc_policy, kind, 0);
   OFF(kc_policy, rank, 4);
   OFF(kc_policy, begin, 8);
@@ -89,6 +108,7 @@ static void test_layouts(void) {
   OFF(kc_policy, vector_length, 180);
   OFF(kc_policy, scratch_per_team, 184);
   OFF(kc_policy, scratch_per_thread, 200);
+  OFF(kc_policy, queue, 216);
   SIZE(kc_kernel_desc, 88);
   OFF(kc_kernel_desc, struct_size, 0);
   OFF(kc_kernel_desc, name, 8);

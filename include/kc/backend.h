@@ -102,17 +102,34 @@ typedef struct kc_kernel_info {
   int nargs;
 } kc_kernel_info;
 
+/* The policy as a plugin sees it: the fields kc_policy had in ABI 1.0, in
+ * the same layout (kc_policy grew at its end; kc_launch must not). */
+typedef struct kc_launch_policy {
+  kc_policy_kind kind;
+  int rank;
+  kc_index begin[KC_MAX_RANK];
+  kc_index end[KC_MAX_RANK];
+  kc_index tile[KC_MAX_RANK];
+  kc_schedule schedule;
+  kc_index chunk;
+  kc_index league_size;
+  int team_size;
+  int vector_length;
+  size_t scratch_per_team[2];
+  size_t scratch_per_thread[2];
+} kc_launch_policy;
+
 /* One launch, validated by the core.  Valid only during the launch slot:
  * a plugin that runs it asynchronously copies what it keeps (the functor
  * bytes above all). */
 typedef struct kc_launch {
   const char *label;
   const kc_kernel_info *kernel;
-  void *kernel_state;  /* this kernel's kernel_state_size bytes */
-  kc_policy policy;    /* normalised: rank >= 1, chunk != 0; end - begin
-                          (each dimension, and the product of an MD box's
-                          extents) fits kc_index */
-  const void *functor; /* caller's bytes */
+  void *kernel_state;      /* this kernel's kernel_state_size bytes */
+  kc_launch_policy policy; /* normalised: rank >= 1, chunk != 0; end - begin
+                           (each dimension, and the product of an MD box's
+                           extents) fits kc_index */
+  const void *functor;     /* caller's bytes */
   size_t functor_size;
   void *result;          /* REDUCE: value; SCAN: total; may be NULL for scan.
                             In a kc allocation it has value_size bytes of
@@ -121,6 +138,11 @@ typedef struct kc_launch {
   int result_async;      /* 1: result is a kc allocation, may complete later */
   int nargs;             /* CALL */
   void *const *args;     /* CALL */
+  /* Appended after the 1.0 fields (a 1.0 plugin never reads it): the
+   * queue the launch goes to as the plugin knows it.  The core runs every
+   * kc_queue on the backend's default one, in order, and passes NULL (the
+   * default queue) on every backend. */
+  void *queue;
 } kc_launch;
 
 typedef struct kc_backend_ops {

@@ -261,6 +261,93 @@ KC_API int kc_memcpy_async(void *dst, const void *src, size_t bytes);
 /* Sets `bytes` bytes at `p` to the byte `value`; blocking. */
 KC_API int kc_memset(void *p, int value, size_t bytes);
 
+/* Allocates as kc_malloc, on device `device` of the backend (0 ..
+ * kc_info.device_count - 1).  A host backend has one device, 0.  Errors:
+ * those of kc_malloc; KC_EINVAL (device out of range: the detail names the
+ * count); KC_ENOTSUP (a device other than the one in use on a backend that
+ * drives only that one, kc_info.device). */
+KC_API int kc_malloc_on(void **out, size_t bytes, kc_space space, int device,
+                        const char *label);
+
+/* Device of the kc allocation `p` points into: -1 for host memory
+ * (HOST, HOST_PINNED, MANAGED, and every space of a host backend, which
+ * has no device), else the device it was allocated on.  Errors: KC_EINVAL
+ * (device NULL), KC_ENOTKC (p not in a kc allocation). */
+KC_API int kc_pointer_device(const void *p, int *device);
+
+/* ----------------------------------------------------------------- queues */
+
+/* A queue: an in-order stream of work on one device (Kokkos' execution
+ * space instance).  Work submitted to one queue runs in submission order;
+ * work on different queues is unordered unless an event orders it.  The
+ * default queue (policy.queue == NULL, and every call without a queue) is
+ * the one all earlier kc calls use.  doc/queues.md says what is
+ * asynchronous on which backend.  Every queue call may be made by any
+ * application thread; several threads may each drive their own queue at
+ * once.  A queue must not be destroyed while another thread submits to it.
+ * From inside a kernel the calls that could wait (kc_queue_create,
+ * _destroy, _fence, kc_event_record, kc_memcpy_on, kc_memset_on,
+ * kc_malloc_on) return KC_EINVAL.  No backend has queue slots yet: the
+ * core runs every queue on the backend's default one, in order, and a
+ * queue fence or an event record waits for the whole backend
+ * (doc/queues.md). */
+typedef struct kc_queue kc_queue;
+
+/* Creates a queue on `device` (0 .. kc_info.device_count - 1).  Errors:
+ * KC_EINVAL (out NULL, device out of range: the detail names the count),
+ * KC_ENOTSUP (a device the backend does not drive, see kc_malloc_on),
+ * KC_ENOMEM, KC_ENOINIT. */
+KC_API int kc_queue_create(kc_queue **out, int device);
+
+/* Waits for the queue's work, then destroys it; the handle is dead after
+ * (a later use is KC_EINVAL, never a crash).  kc_finalize destroys the
+ * queues still alive the same way.  Returns the first error of the
+ * queue's asynchronous work, like kc_fence.  Errors: KC_EINVAL (not a
+ * live queue). */
+KC_API int kc_queue_destroy(kc_queue *q);
+
+/* Waits for the work submitted to `q` so far (NULL: the default queue).
+ * kc_fence() still waits for every queue.  Errors: KC_EINVAL (not a live
+ * queue), and those of asynchronous work, as kc_fence. */
+KC_API int kc_queue_fence(kc_queue *q);
+
+/* Device of queue `q` (NULL: the default queue's, kc_info.device, 0 on a
+ * host backend).  Errors: KC_EINVAL (not a live queue, device NULL). */
+KC_API int kc_queue_device(kc_queue *q, int *device);
+
+/* kc_memcpy_async / kc_memset on queue `q` (NULL: the default queue):
+ * ordered after the queue's earlier work, may complete later
+ * (kc_queue_fence, an event, or kc_fence waits).  Direction and range
+ * checks as kc_memcpy; either side may be on any device.  Errors: those of
+ * kc_memcpy, and KC_EINVAL for a queue that is not live. */
+KC_API int kc_memcpy_on(kc_queue *q, void *dst, const void *src, size_t bytes);
+KC_API int kc_memset_on(kc_queue *q, void *p, int value, size_t bytes);
+
+/* An event: a point in a queue's stream.  Created unrecorded (complete). */
+typedef struct kc_event kc_event;
+
+/* Creates an event.  Errors: KC_EINVAL (out NULL), KC_ENOMEM, KC_ENOINIT. */
+KC_API int kc_event_create(kc_event **out);
+/* Destroys an event (pending work it marks is not waited for).  The
+ * handle is dead after; a later use is KC_EINVAL. */
+KC_API int kc_event_destroy(kc_event *e);
+/* Records `e` after the work submitted to `q` so far (NULL: default
+ * queue); a recorded event is recorded anew.  Errors: KC_EINVAL. */
+KC_API int kc_event_record(kc_event *e, kc_queue *q);
+/* Makes `q`'s later work wait for `e` without blocking the host.  An event
+ * never recorded is complete.  Errors: KC_EINVAL. */
+KC_API int kc_event_wait(kc_queue *q, kc_event *e);
+/* Blocks the host until `e` has completed.  Errors: KC_EINVAL, and those
+ * of asynchronous work, as kc_fence. */
+KC_API int kc_event_synchronize(kc_event *e);
+/* 1 if `e` has completed (or was never recorded), 0 if not yet; never
+ * blocks.  Errors: KC_EINVAL. */
+KC_API int kc_event_query(kc_event *e);
+/* Milliseconds between the completion of `start` and of `end`, both
+ * recorded and complete (kc_event_synchronize).  Errors: KC_EINVAL (NULL
+ * ms, an event not recorded or not complete). */
+KC_API int kc_event_elapsed(kc_event *start, kc_event *end, double *ms);
+
 /* ------------------------------------------------------- mirrored arrays */
 
 /* A mirrored array (Kokkos DualView): one host side, one target side (the
@@ -385,6 +472,8 @@ typedef struct kc_policy {
   int vector_length;            /* lanes per thread; 1 by default */
   size_t scratch_per_team[2];   /* bytes, level 0 and level 1 */
   size_t scratch_per_thread[2]; /* bytes, level 0 and level 1 */
+  struct kc_queue *queue; /* where the launch runs; NULL: the default queue
+                             (every constructor sets NULL; kc_policy_on) */
 } kc_policy;
 
 /* [begin, end), static schedule, automatic chunk. */
@@ -400,6 +489,10 @@ KC_API kc_policy kc_mdrange(int rank, const kc_index *begin,
  * with `vector_length` lanes each. */
 KC_API kc_policy kc_team_policy(kc_index league_size, int team_size,
                                 int vector_length);
+
+/* `p` sent to queue `q` (NULL: the default queue): every launch kind
+ * takes its queue from its policy.  Touches nothing else; thread safe. */
+KC_API kc_policy kc_policy_on(kc_policy p, struct kc_queue *q);
 
 /* Alignment of every scratch region a team body gets (kc_team_scratch,
  * kc_thread_scratch in <kc/kernel.h>). */
@@ -677,6 +770,16 @@ static inline int kc__check(int rc, const char *call, const char *file,
 #define kc_memcpy(...) KC__CHECKED(kc_memcpy, __VA_ARGS__)
 #define kc_memcpy_async(...) KC__CHECKED(kc_memcpy_async, __VA_ARGS__)
 #define kc_memset(...) KC__CHECKED(kc_memset, __VA_ARGS__)
+#define kc_malloc_on(...) KC__CHECKED(kc_malloc_on, __VA_ARGS__)
+#define kc_pointer_device(...) KC__CHECKED(kc_pointer_device, __VA_ARGS__)
+#define kc_queue_create(...) KC__CHECKED(kc_queue_create, __VA_ARGS__)
+#define kc_queue_destroy(...) KC__CHECKED(kc_queue_destroy, __VA_ARGS__)
+#define kc_queue_fence(...) KC__CHECKED(kc_queue_fence, __VA_ARGS__)
+#define kc_memcpy_on(...) KC__CHECKED(kc_memcpy_on, __VA_ARGS__)
+#define kc_memset_on(...) KC__CHECKED(kc_memset_on, __VA_ARGS__)
+#define kc_event_record(...) KC__CHECKED(kc_event_record, __VA_ARGS__)
+#define kc_event_wait(...) KC__CHECKED(kc_event_wait, __VA_ARGS__)
+#define kc_event_synchronize(...) KC__CHECKED(kc_event_synchronize, __VA_ARGS__)
 #define kc_mirror_create(...) KC__CHECKED(kc_mirror_create, __VA_ARGS__)
 #define kc_mirror_destroy(...) KC__CHECKED(kc_mirror_destroy, __VA_ARGS__)
 #define kc_mirror_modify_host(...)                                             \

@@ -115,7 +115,7 @@ int kc__cuda_occupancy(kc__cuda_state *s, kc__cuda_entry *e, unsigned block,
 int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
                          const kc_launch *l, kc_cuda_md_args *m, unsigned *bx,
                          unsigned *by) {
-  const kc_policy *p = &l->policy;
+  const kc_launch_policy *p = &l->policy;
   const int R = p->rank;
   kc_index n[KC_MAX_RANK] = {0}, t[KC_MAX_RANK] = {0};
   int given = 0;
@@ -318,7 +318,7 @@ int kc__cuda_team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
                            const kc_launch *l, kc_cuda_team_args *ta,
                            unsigned *vlp, unsigned *tsp, size_t *smemp,
                            unsigned *gridp) {
-  const kc_policy *p = &l->policy;
+  const kc_launch_policy *p = &l->policy;
   team_limits t;
   t.kname = l->kernel->name;
   t.warp = s->info.warp_size > 0 ? (unsigned)s->info.warp_size : 32;

@@ -76,7 +76,7 @@ static int launch_call(kc__cuda_state *s, kc__cuda_kernel *K,
 /* A launch with no work: an empty range, box or league (reductions still
  * run, to store the identity). */
 static int nothing_to_do(const kc_launch *l) {
-  const kc_policy *p = &l->policy;
+  const kc_launch_policy *p = &l->policy;
   switch (l->kernel->kind) {
   case KC_KERNEL_FOR:
     return p->end[0] == p->begin[0];

@@ -68,7 +68,7 @@ static const char *kind_name(kc_kernel_kind kind) {
 }
 
 static void log_dispatch(struct example_state *st, const kc_launch *l) {
-  const kc_policy *p = &l->policy;
+  const kc_launch_policy *p = &l->policy;
   fprintf(stderr, "kc-example: #%lu %s '%s' kernel '%s'", st->dispatches,
           kind_name(l->kernel->kind), l->label ? l->label : "",
           l->kernel->name);

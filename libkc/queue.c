@@ -1,0 +1,334 @@
+/* libkc — queues and events.
+ *
+ * No backend has queue slots yet, so the core runs every queue on the
+ * default one: a queue is a core object naming a device, its launches and
+ * copies go to the backend in the calling thread in submission order, and
+ * the backend's own ordering (in order on its default stream) keeps each
+ * queue in order.  Over-waiting is correct: a queue fence and an event
+ * record fence the whole backend (a no-op on host backends, whose work is
+ * complete when its call returns), so every recorded event is complete
+ * and waiting for one costs nothing.
+ *
+ * Handles are never freed while the process lives: a destroyed queue or
+ * event keeps its memory (on a free list, for reuse) with its magic
+ * cleared, so using it again is KC_EINVAL and never a crash. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "profiling.h"
+
+#define QUEUE_MAGIC 0x6b637175u /* "kcqu" */
+#define EVENT_MAGIC 0x6b636576u /* "kcev" */
+
+struct kc_queue {
+  _Atomic unsigned magic;
+  int device;
+  unsigned instance; /* 1, 2, ...: the Kokkos Tools instance number */
+  kc_queue *next;    /* all queues ever made (live or on the free list) */
+};
+
+struct kc_event {
+  _Atomic unsigned magic;
+  int recorded;
+  double t_ms; /* CLOCK_MONOTONIC when recorded, the queue's work done */
+  kc_event *next;
+};
+
+static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
+static kc_queue *queues; /* every queue object, under qlock */
+static kc_event *events; /* every event object, under qlock */
+static unsigned next_instance;
+static unsigned said_gen; /* kc__rt.gen of the last "no queue slots" line */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+int kc__queue_check(const kc_queue *q, const char *fn) {
+  if (q->magic != QUEUE_MAGIC)
+    return kc__error(KC_EINVAL, "%s: %p is not a live kc queue", fn,
+                     (const void *)q);
+  return 0;
+}
+
+static int event_check(const kc_event *e, const char *fn) {
+  if (!e)
+    return kc__error(KC_EINVAL, "%s: event is NULL", fn);
+  if (e->magic != EVENT_MAGIC)
+    return kc__error(KC_EINVAL, "%s: %p is not a live kc event", fn,
+                     (const void *)e);
+  return 0;
+}
+
+/* A queue argument: NULL is the default queue. */
+static int queue_arg(const kc_queue *q, const char *fn) {
+  return q ? kc__queue_check(q, fn) : 0;
+}
+
+/* Waits for the backend's work (every queue's): what a queue fence and an
+ * event record need while queues share the default one. */
+static int backend_fence(void) {
+  int rc = 0;
+  if (KC__OPS_HAS(kc__rt.ops, fence)) {
+    pthread_mutex_lock(&kc__rt.lock);
+    rc = KC__SLOT(kc__rt.ops->fence(kc__rt.state));
+    pthread_mutex_unlock(&kc__rt.lock);
+  }
+  return rc;
+}
+
+/* Device `device` for call `fn`: in range, and the one the backend drives. */
+static int device_arg(int device, const char *fn) {
+  int count = kc__rt.ndevices;
+  if (device < 0 || device >= count)
+    return kc__error(KC_EINVAL,
+                     "%s: device %d does not exist: backend '%s' has %d "
+                     "device(s), 0 to %d",
+                     fn, device, kc__rt.name, count, count - 1);
+  if (device != kc__rt.cfg.device)
+    return kc__error(KC_ENOTSUP,
+                     "%s: backend '%s' drives only device %d (KC_DEVICE), "
+                     "not device %d",
+                     fn, kc__rt.name, kc__rt.cfg.device, device);
+  return 0;
+}
+
+kc_policy kc_policy_on(kc_policy p, kc_queue *q) {
+  p.queue = q;
+  return p;
+}
+
+int kc_queue_create(kc_queue **out, int device) {
+  if (!out)
+    return kc__error(KC_EINVAL, "kc_queue_create: out is NULL");
+  *out = NULL;
+  int rc = kc__enter("kc_queue_create");
+  if (rc < 0)
+    return rc;
+  rc = device_arg(device, "kc_queue_create");
+  if (rc == 0) {
+    pthread_mutex_lock(&qlock);
+    kc_queue *q = queues;
+    while (q && q->magic == QUEUE_MAGIC)
+      q = q->next;
+    if (!q && (q = calloc(1, sizeof *q)) != NULL) {
+      q->next = queues;
+      queues = q;
+    }
+    if (q) {
+      q->device = device;
+      q->instance = ++next_instance;
+      q->magic = QUEUE_MAGIC;
+      *out = q;
+    }
+    int say = q && said_gen != kc__rt.gen;
+    if (say)
+      said_gen = kc__rt.gen;
+    pthread_mutex_unlock(&qlock);
+    if (!q)
+      rc = kc__error(KC_ENOMEM, "kc_queue_create: out of memory");
+    else if (say)
+      kc__verbose("backend '%s' has no queue slots: every queue runs on the "
+                  "default one, in order",
+                  kc__rt.name);
+  }
+  kc__leave();
+  return rc;
+}
+
+int kc_queue_fence(kc_queue *q) {
+  int rc = queue_arg(q, "kc_queue_fence");
+  if (rc < 0)
+    return rc;
+  rc = kc__enter("kc_queue_fence");
+  if (rc < 0)
+    return rc;
+  uint64_t fid = 0;
+  if (kc__unlikely(kc__tools_active))
+    kc__tools_begin_fence("kc_queue_fence", &fid);
+  rc = backend_fence();
+  if (kc__unlikely(kc__tools_active))
+    kc__tools_end_fence(fid);
+  kc__leave();
+  return rc;
+}
+
+int kc_queue_destroy(kc_queue *q) {
+  if (!q)
+    return kc__error(KC_EINVAL, "kc_queue_destroy: queue is NULL (the "
+                                "default queue cannot be destroyed)");
+  int rc = kc_queue_fence(q);
+  if (rc == KC_EINVAL && q->magic != QUEUE_MAGIC)
+    return rc;
+  unsigned live = QUEUE_MAGIC;
+  if (!atomic_compare_exchange_strong(&q->magic, &live, 0u))
+    return kc__error(KC_EINVAL, "kc_queue_destroy: %p is not a live kc queue",
+                     (void *)q);
+  return rc;
+}
+
+int kc_queue_device(kc_queue *q, int *device) {
+  if (!device)
+    return kc__error(KC_EINVAL, "kc_queue_device: device is NULL");
+  int rc = queue_arg(q, "kc_queue_device");
+  if (rc < 0)
+    return rc;
+  if (q) {
+    *device = q->device;
+    return 0;
+  }
+  KC__CHECK_INIT("kc_queue_device");
+  *device = kc__rt.cfg.device;
+  return 0;
+}
+
+void kc__queues_release(void) {
+  pthread_mutex_lock(&qlock);
+  unsigned n = 0;
+  for (kc_queue *q = queues; q; q = q->next)
+    if (atomic_exchange(&q->magic, 0u) == QUEUE_MAGIC)
+      n++;
+  for (kc_event *e = events; e; e = e->next)
+    atomic_store(&e->magic, 0u);
+  next_instance = 0;
+  pthread_mutex_unlock(&qlock);
+  if (n)
+    kc__verbose("kc_finalize: destroyed %u queue(s) still live", n);
+}
+
+int kc_memcpy_on(kc_queue *q, void *dst, const void *src, size_t bytes) {
+  int rc = queue_arg(q, "kc_memcpy_on");
+  return rc < 0 ? rc : kc_memcpy_async(dst, src, bytes);
+}
+
+int kc_memset_on(kc_queue *q, void *p, int value, size_t bytes) {
+  int rc = queue_arg(q, "kc_memset_on");
+  return rc < 0 ? rc : kc_memset(p, value, bytes);
+}
+
+int kc_event_create(kc_event **out) {
+  if (!out)
+    return kc__error(KC_EINVAL, "kc_event_create: out is NULL");
+  *out = NULL;
+  KC__CHECK_INIT("kc_event_create");
+  pthread_mutex_lock(&qlock);
+  kc_event *e = events;
+  while (e && e->magic == EVENT_MAGIC)
+    e = e->next;
+  if (!e && (e = calloc(1, sizeof *e)) != NULL) {
+    e->next = events;
+    events = e;
+  }
+  if (e) {
+    e->recorded = 0;
+    e->t_ms = 0;
+    e->magic = EVENT_MAGIC;
+  }
+  pthread_mutex_unlock(&qlock);
+  if (!e)
+    return kc__error(KC_ENOMEM, "kc_event_create: out of memory");
+  *out = e;
+  return 0;
+}
+
+int kc_event_destroy(kc_event *e) {
+  int rc = event_check(e, "kc_event_destroy");
+  if (rc < 0)
+    return rc;
+  unsigned live = EVENT_MAGIC;
+  if (!atomic_compare_exchange_strong(&e->magic, &live, 0u))
+    return kc__error(KC_EINVAL, "kc_event_destroy: %p is not a live kc event",
+                     (void *)e);
+  return 0;
+}
+
+int kc_event_record(kc_event *e, kc_queue *q) {
+  int rc = event_check(e, "kc_event_record");
+  if (rc == 0)
+    rc = queue_arg(q, "kc_event_record");
+  if (rc < 0)
+    return rc;
+  rc = kc__enter("kc_event_record");
+  if (rc < 0)
+    return rc;
+  rc = backend_fence();
+  if (rc == 0) {
+    e->t_ms = now_ms();
+    e->recorded = 1;
+  }
+  kc__leave();
+  return rc;
+}
+
+int kc_event_wait(kc_queue *q, kc_event *e) {
+  int rc = event_check(e, "kc_event_wait");
+  if (rc == 0)
+    rc = queue_arg(q, "kc_event_wait");
+  if (rc < 0)
+    return rc;
+  /* Recorded events are complete (kc_event_record fenced). */
+  KC__CHECK_INIT("kc_event_wait");
+  return 0;
+}
+
+int kc_event_synchronize(kc_event *e) {
+  int rc = event_check(e, "kc_event_synchronize");
+  if (rc < 0)
+    return rc;
+  KC__CHECK_INIT("kc_event_synchronize");
+  return 0;
+}
+
+int kc_event_query(kc_event *e) {
+  int rc = event_check(e, "kc_event_query");
+  if (rc < 0)
+    return rc;
+  KC__CHECK_INIT("kc_event_query");
+  return 1;
+}
+
+int kc_event_elapsed(kc_event *start, kc_event *end, double *ms) {
+  int rc = event_check(start, "kc_event_elapsed");
+  if (rc == 0)
+    rc = event_check(end, "kc_event_elapsed");
+  if (rc < 0)
+    return rc;
+  if (!ms)
+    return kc__error(KC_EINVAL, "kc_event_elapsed: ms is NULL");
+  if (!start->recorded || !end->recorded)
+    return kc__error(KC_EINVAL,
+                     "kc_event_elapsed: the %s event was never "
+                     "recorded",
+                     start->recorded ? "end" : "start");
+  *ms = end->t_ms - start->t_ms;
+  return 0;
+}
+
+int kc_malloc_on(void **out, size_t bytes, kc_space space, int device,
+                 const char *label) {
+  int rc = kc__enter("kc_malloc_on");
+  if (rc < 0)
+    return rc;
+  rc = device_arg(device, "kc_malloc_on");
+  kc__leave();
+  return rc < 0 ? rc : kc_malloc(out, bytes, space, label);
+}
+
+int kc_pointer_device(const void *p, int *device) {
+  if (!device)
+    return kc__error(KC_EINVAL, "kc_pointer_device: device is NULL");
+  kc_alloc_info ai;
+  int rc = kc_pointer_info(p, &ai);
+  if (rc < 0)
+    return rc;
+  *device =
+      (ai.space == KC_SPACE_DEVICE && (kc__rt.spaces & (1u << KC_SPACE_DEVICE)))
+          ? kc__rt.cfg.device
+          : -1;
+  return 0;
+}

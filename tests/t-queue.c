@@ -1,0 +1,349 @@
+/* Conformance: queues, events and devices.
+ *
+ * Work on one queue runs in order; an event orders two queues; several
+ * application threads each drive their own queue; destroying a queue waits
+ * for its work; reductions and scans on a queue give their results in host
+ * variables and in kc allocations; allocations name a device; hostile
+ * handles (destroyed, foreign, NULL, devices that do not exist) are
+ * refused with KC_EINVAL in a process of their own. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kc/kernel.h>
+
+#include "kc-isolate.h"
+#include "kc-test.h"
+#include "kernels/functors.h"
+
+KC_KERNEL_DECLARE(kt_fill);
+KC_KERNEL_DECLARE(kt_axpy);
+KC_KERNEL_DECLARE(kt_sum_i64);
+KC_KERNEL_DECLARE(kt_iscan_i64);
+
+enum { N = 10007 };
+
+static int device_count(void) {
+  kc_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  KC_CHECK_OK(kc_get_info(&info));
+  return info.device_count;
+}
+
+static int device_in_use(void) {
+  int d = -2;
+  KC_CHECK_OK(kc_queue_device(NULL, &d));
+  return d;
+}
+
+/* memset, fill, memset of a part, copy back: all on one queue, no fence
+ * between them; only the queue's order makes the result right. */
+static void test_order(void) {
+  kc_queue *q = NULL;
+  KC_CHECK_OK(kc_queue_create(&q, device_in_use()));
+  int64_t *d = kc_test_dalloc(N * sizeof(int64_t), "order");
+  int64_t *h = kc_test_xmalloc(N * sizeof(int64_t));
+  kt_fill f = {d, 0, 3, 1};
+  kc_policy p = kc_policy_on(kc_range(0, N), q);
+  KC_CHECK(p.queue == q);
+  KC_CHECK(kc_range(0, 1).queue == NULL);
+  for (int r = 0; r < 3; r++) {
+    KC_CHECK_OK(kc_memset_on(q, d, 0xff, N * sizeof(int64_t)));
+    KC_CHECK_OK(
+        kc_parallel_for("order", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f));
+    KC_CHECK_OK(kc_memset_on(q, d, 0, 16 * sizeof(int64_t)));
+    KC_CHECK_OK(kc_memcpy_on(q, h, d, N * sizeof(int64_t)));
+    KC_CHECK_OK(kc_queue_fence(q));
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+      bad += h[i] != (i < 16 ? 0 : 3 * (int64_t)i + 1);
+    KC_CHECK_EQ_INT(bad, 0);
+  }
+  free(h);
+  KC_CHECK_OK(kc_free(d));
+  KC_CHECK_OK(kc_queue_destroy(q));
+}
+
+/* q1 fills, an event recorded on q1 makes q2 wait, q2 copies and adds. */
+static void test_event_dependency(void) {
+  kc_queue *q1 = NULL, *q2 = NULL;
+  kc_event *e = NULL;
+  KC_CHECK_OK(kc_queue_create(&q1, device_in_use()));
+  KC_CHECK_OK(kc_queue_create(&q2, device_in_use()));
+  KC_CHECK_OK(kc_event_create(&e));
+  KC_CHECK_EQ_INT(kc_event_query(e), 1); /* never recorded: complete */
+  double *x = kc_test_dalloc(N * sizeof(double), "x");
+  double *y = kc_test_dalloc(N * sizeof(double), "y");
+  double *hx = kc_test_xmalloc(N * sizeof(double));
+  for (int i = 0; i < N; i++)
+    hx[i] = i * 0.5;
+  KC_CHECK_OK(kc_memcpy_on(q1, x, hx, N * sizeof(double)));
+  KC_CHECK_OK(kc_memset_on(q1, y, 0, N * sizeof(double)));
+  KC_CHECK_OK(kc_event_record(e, q1));
+  KC_CHECK_OK(kc_event_wait(q2, e));
+  kt_axpy f = {2.0, x, y};
+  kc_policy p = kc_policy_on(kc_range(0, N), q2);
+  KC_CHECK_OK(
+      kc_parallel_for("axpy", KC_TEST_KERNEL(kt_axpy), &p, &f, sizeof f));
+  double *hy = kc_test_xmalloc(N * sizeof(double));
+  KC_CHECK_OK(kc_memcpy_on(q2, hy, y, N * sizeof(double)));
+  KC_CHECK_OK(kc_queue_fence(q2));
+  int bad = 0;
+  for (int i = 0; i < N; i++)
+    bad += hy[i] != 2.0 * hx[i];
+  KC_CHECK_EQ_INT(bad, 0);
+
+  /* Timing between two events of one queue. */
+  kc_event *e2 = NULL;
+  double ms = -1;
+  KC_CHECK_OK(kc_event_create(&e2));
+  KC_CHECK_ERR(kc_event_elapsed(e, e2, &ms), KC_EINVAL); /* e2 unrecorded */
+  KC_CHECK_OK(kc_event_record(e, q2));
+  KC_CHECK_OK(
+      kc_parallel_for("axpy", KC_TEST_KERNEL(kt_axpy), &p, &f, sizeof f));
+  KC_CHECK_OK(kc_event_record(e2, q2));
+  KC_CHECK_OK(kc_event_synchronize(e2));
+  KC_CHECK_EQ_INT(kc_event_query(e2), 1);
+  KC_CHECK_OK(kc_event_elapsed(e, e2, &ms));
+  KC_CHECK(ms >= 0.0);
+  KC_CHECK_ERR(kc_event_elapsed(e, e2, NULL), KC_EINVAL);
+  KC_CHECK_OK(kc_event_destroy(e2));
+  KC_CHECK_OK(kc_event_destroy(e));
+  free(hx);
+  free(hy);
+  KC_CHECK_OK(kc_free(x));
+  KC_CHECK_OK(kc_free(y));
+  KC_CHECK_OK(kc_queue_destroy(q1));
+  KC_CHECK_OK(kc_queue_destroy(q2));
+}
+
+/* Reductions and scans on a queue: host-variable and kc-allocation results. */
+static void test_reduce_scan(void) {
+  kc_queue *q = NULL;
+  KC_CHECK_OK(kc_queue_create(&q, device_in_use()));
+  int64_t *hx = kc_test_xmalloc(N * sizeof(int64_t));
+  int64_t want = 0;
+  for (int i = 0; i < N; i++)
+    want += hx[i] = i % 17 - 5;
+  int64_t *dx = kc_test_upload(hx, N * sizeof(int64_t), "x");
+  int64_t *dout = kc_test_dalloc(N * sizeof(int64_t), "scan");
+  int64_t *dres = kc_test_dalloc(2 * sizeof(int64_t), "results");
+  kc_policy p = kc_policy_on(kc_range(0, N), q);
+  kt_xi64 fr = {dx, 0};
+  int64_t sum = 0, total = 0;
+  KC_CHECK_OK(kc_parallel_reduce("sum", KC_TEST_KERNEL(kt_sum_i64), &p, &fr,
+                                 sizeof fr, &sum));
+  KC_CHECK_EQ_INT(sum, want);
+  KC_CHECK_OK(kc_parallel_reduce("sum", KC_TEST_KERNEL(kt_sum_i64), &p, &fr,
+                                 sizeof fr, &dres[0]));
+  kt_scan_i64 fs = {dx, dout, 0};
+  KC_CHECK_OK(kc_parallel_scan("scan", KC_TEST_KERNEL(kt_iscan_i64), &p, &fs,
+                               sizeof fs, &total));
+  KC_CHECK_EQ_INT(total, want);
+  KC_CHECK_OK(kc_parallel_scan("scan", KC_TEST_KERNEL(kt_iscan_i64), &p, &fs,
+                               sizeof fs, &dres[1]));
+  int64_t res[2] = {0, 0};
+  KC_CHECK_OK(kc_memcpy_on(q, res, dres, sizeof res));
+  int64_t *hout = kc_test_xmalloc(N * sizeof(int64_t));
+  KC_CHECK_OK(kc_memcpy_on(q, hout, dout, N * sizeof(int64_t)));
+  KC_CHECK_OK(kc_queue_fence(q));
+  KC_CHECK_EQ_INT(res[0], want);
+  KC_CHECK_EQ_INT(res[1], want);
+  int64_t acc = 0;
+  int bad = 0;
+  for (int i = 0; i < N; i++)
+    bad += hout[i] != (acc += hx[i]);
+  KC_CHECK_EQ_INT(bad, 0);
+  free(hx);
+  free(hout);
+  KC_CHECK_OK(kc_free(dx));
+  KC_CHECK_OK(kc_free(dout));
+  KC_CHECK_OK(kc_free(dres));
+  KC_CHECK_OK(kc_queue_destroy(q));
+}
+
+/* Application threads, each with its own queue. */
+typedef struct worker {
+  int id, bad, rc;
+} worker;
+
+static void *work(void *arg) {
+  worker *w = arg;
+  kc_queue *q = NULL;
+  int64_t *d = NULL;
+  if ((w->rc = kc_queue_create(&q, 0 + device_in_use())) < 0)
+    return NULL;
+  if ((w->rc = kc_malloc((void **)&d, 4096 * sizeof(int64_t), KC_SPACE_DEVICE,
+                         "w")) < 0)
+    return NULL;
+  kc_policy p = kc_policy_on(kc_range(0, 4096), q);
+  for (int r = 0; r < 20 && w->rc == 0; r++) {
+    kt_fill f = {d, 0, w->id + 1, r};
+    kt_xi64 fr = {d, 0};
+    int64_t sum = 0, want = 0;
+    for (int64_t i = 0; i < 4096; i++)
+      want += i * (w->id + 1) + r;
+    w->rc = kc_parallel_for("w", KC_KERNEL(kt_fill), &p, &f, sizeof f);
+    if (w->rc == 0)
+      w->rc = kc_parallel_reduce("w", KC_KERNEL(kt_sum_i64), &p, &fr, sizeof fr,
+                                 &sum);
+    w->bad += sum != want;
+  }
+  int rc = kc_queue_destroy(q);
+  if (w->rc == 0)
+    w->rc = rc;
+  rc = kc_free(d);
+  if (w->rc == 0)
+    w->rc = rc;
+  return NULL;
+}
+
+static void test_threads(void) {
+  enum { T = 4 };
+  pthread_t t[T];
+  worker w[T];
+  for (int i = 0; i < T; i++) {
+    w[i] = (worker){i, 0, 0};
+    KC_CHECK_EQ_INT(pthread_create(&t[i], NULL, work, &w[i]), 0);
+  }
+  for (int i = 0; i < T; i++) {
+    pthread_join(t[i], NULL);
+    KC_CHECK_EQ_INT(w[i].rc, 0);
+    KC_CHECK_EQ_INT(w[i].bad, 0);
+  }
+}
+
+/* Destroying a queue waits for its work. */
+static void test_destroy_pending(void) {
+  kc_queue *q = NULL;
+  KC_CHECK_OK(kc_queue_create(&q, device_in_use()));
+  int64_t *d = kc_test_dalloc(N * sizeof(int64_t), "pending");
+  int64_t *h = kc_test_xmalloc(N * sizeof(int64_t));
+  kt_fill f = {d, 0, 2, 5};
+  kc_policy p = kc_policy_on(kc_range(0, N), q);
+  for (int r = 0; r < 5; r++)
+    KC_CHECK_OK(
+        kc_parallel_for("pending", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f));
+  KC_CHECK_OK(kc_memcpy_on(q, h, d, N * sizeof(int64_t)));
+  KC_CHECK_OK(kc_queue_destroy(q));
+  int bad = 0;
+  for (int i = 0; i < N; i++)
+    bad += h[i] != 2 * (int64_t)i + 5;
+  KC_CHECK_EQ_INT(bad, 0);
+  /* The dead handle is refused, by every call. */
+  KC_CHECK_ERR(kc_queue_fence(q), KC_EINVAL);
+  KC_CHECK_ERR(kc_queue_destroy(q), KC_EINVAL);
+  KC_CHECK_ERR(
+      kc_parallel_for("dead", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f),
+      KC_EINVAL);
+  KC_CHECK(strstr(kc_last_error(), "not a live kc queue") != NULL);
+  KC_CHECK_ERR(kc_memcpy_on(q, h, d, 8), KC_EINVAL);
+  free(h);
+  KC_CHECK_OK(kc_free(d));
+}
+
+/* Devices: the count, allocations on a device, queues on devices that do
+ * not exist. */
+static void test_devices(void) {
+  int count = device_count(), use = device_in_use();
+  KC_CHECK(count >= 1);
+  KC_CHECK(use >= 0 && use < count);
+  kc_queue *q = (kc_queue *)&count;
+  KC_CHECK_ERR(kc_queue_create(&q, count), KC_EINVAL);
+  KC_CHECK(strstr(kc_last_error(), "device(s)") != NULL);
+  KC_CHECK(q == NULL);
+  KC_CHECK_ERR(kc_queue_create(&q, -1), KC_EINVAL);
+  KC_CHECK_ERR(kc_queue_create(&q, 1000), KC_EINVAL);
+  KC_CHECK_ERR(kc_queue_create(NULL, use), KC_EINVAL);
+  void *p = NULL;
+  KC_CHECK_ERR(kc_malloc_on(&p, 64, KC_SPACE_DEVICE, count, "nodev"),
+               KC_EINVAL);
+  KC_CHECK_ERR(kc_malloc_on(&p, 64, KC_SPACE_DEVICE, -1, "nodev"), KC_EINVAL);
+  int64_t *d = NULL, *d2 = NULL;
+  KC_CHECK_OK(kc_malloc_on((void **)&d, 64 * sizeof(int64_t), KC_SPACE_DEVICE,
+                           use, "ondev"));
+  KC_CHECK_OK(kc_malloc_on((void **)&d2, 64 * sizeof(int64_t), KC_SPACE_DEVICE,
+                           use, "ondev2"));
+  int dev = -5;
+  KC_CHECK_OK(kc_pointer_device(d + 3, &dev));
+  KC_CHECK_EQ_INT(dev, kc_test_device_is_distinct() ? use : -1);
+  int64_t h[64], back[64];
+  for (int i = 0; i < 64; i++)
+    h[i] = i * 7;
+  KC_CHECK_OK(kc_pointer_device(d, &dev));
+  KC_CHECK_ERR(kc_pointer_device(h, &dev), KC_ENOTKC);
+  KC_CHECK_ERR(kc_pointer_device(d, NULL), KC_EINVAL);
+  KC_CHECK_OK(kc_queue_create(&q, use));
+  KC_CHECK_OK(kc_memcpy_on(q, d, h, sizeof h));
+  KC_CHECK_OK(kc_memcpy_on(q, d2, d, sizeof h)); /* device to device */
+  KC_CHECK_OK(kc_memcpy_on(q, back, d2, sizeof h));
+  KC_CHECK_ERR(kc_memcpy_on(q, back, d2, sizeof h + 8), KC_EINVAL);
+  KC_CHECK_OK(kc_queue_fence(q));
+  KC_CHECK(memcmp(back, h, sizeof h) == 0);
+  KC_CHECK_OK(kc_queue_destroy(q));
+  KC_CHECK_OK(kc_free(d));
+  KC_CHECK_OK(kc_free(d2));
+}
+
+/* ------------------------------------------------- hostile, isolated */
+
+static int start(void) {
+  int rc = kc_init();
+  if (rc < 0) {
+    printf("kc_init: %s\n", kc_last_error());
+    return 1;
+  }
+  return 0;
+}
+
+static int hostile_handles(void *arg) {
+  (void)arg;
+  if (start())
+    return 1;
+  int fails = 0;
+  kc_queue *q = NULL;
+  kc_event *e = NULL;
+  long junk[8] = {0};
+  fails += kc_queue_fence((kc_queue *)junk) != KC_EINVAL;
+  fails += kc_queue_destroy((kc_queue *)junk) != KC_EINVAL;
+  fails += kc_queue_destroy(NULL) != KC_EINVAL;
+  fails += kc_event_record((kc_event *)junk, NULL) != KC_EINVAL;
+  fails += kc_event_record(NULL, NULL) != KC_EINVAL;
+  fails += kc_event_wait(NULL, (kc_event *)junk) != KC_EINVAL;
+  fails += kc_event_query((kc_event *)junk) != KC_EINVAL;
+  fails += kc_event_synchronize(NULL) != KC_EINVAL;
+  fails += kc_event_create(NULL) != KC_EINVAL;
+  fails += kc_queue_device((kc_queue *)junk, &(int){0}) != KC_EINVAL;
+  kc_policy p = kc_policy_on(kc_range(0, 10), (kc_queue *)junk);
+  kt_fill f = {NULL, 0, 0, 0};
+  fails +=
+      kc_parallel_for("x", KC_KERNEL(kt_fill), &p, &f, sizeof f) != KC_EINVAL;
+  fails += kc_queue_create(&q, 0) != 0;
+  fails += kc_event_create(&e) != 0;
+  fails += kc_event_record(e, q) != 0;
+  fails += kc_event_destroy(e) != 0;
+  fails += kc_event_destroy(e) != KC_EINVAL;
+  fails += kc_event_wait(q, e) != KC_EINVAL;
+  fails += kc_queue_destroy(q) != 0;
+  fails += kc_event_wait(q, NULL) != KC_EINVAL;
+  /* kc_finalize destroys live queues. */
+  fails += kc_queue_create(&q, 0) != 0;
+  fails += kc_finalize() != 0;
+  fails += kc_queue_fence(q) != KC_EINVAL;
+  if (fails)
+    printf("hostile_handles: %d wrong answer(s)\n", fails);
+  return fails != 0;
+}
+
+int main(void) {
+  KC_ISOLATE(hostile_handles, NULL, 60);
+  kc_test_init_backend();
+  test_devices();
+  test_order();
+  test_event_dependency();
+  test_reduce_scan();
+  test_threads();
+  test_destroy_pending();
+  return kc_test_finish();
+}
