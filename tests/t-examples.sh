@@ -3,7 +3,7 @@
 # (KC_BACKEND), as a user would: `KC_BACKEND=threads examples/saxpy`.  Each
 # must exit 0 and print "backend: <name>".  A backend kc cannot start here
 # (cuda without a GPU) is a SKIP with kc-info's reason.  On a device
-# backend, an example whose kernels are host-only C functions (saxpy, dot)
+# backend, an example whose kernels are host-only C functions (saxpy)
 # cannot run: it must then fail with kc's "has no PTX" explanation, and
 # the other examples must work.
 top=${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}
