@@ -34,14 +34,9 @@ static const char *policy_name(kc_policy_kind k) {
 
 /* Which launch call runs a kernel kind. */
 static call call_of(kc_kernel_kind k) {
-  switch (k) {
-#define KC__X(K, n, p, v, c)                                                   \
-  case KC_KERNEL_##K:                                                          \
-    return CALL_##c;
-    KC_KERNEL_KIND_MAP(KC__X)
+#define KC__X(K, n, p, v, c) k == KC_KERNEL_##K ? CALL_##c:
+  return KC_KERNEL_KIND_MAP(KC__X) CALL_FOR;
 #undef KC__X
-  }
-  return CALL_FOR;
 }
 
 /* Checks a launch and fills *l; the detail names the call and kernel. */

@@ -63,34 +63,19 @@ int kc__error(int code, const char *fmt, ...)
 /* Kernel kinds, from KC_KERNEL_KIND_MAP (kc.h): whether a kind carries a
  * value, the policy it launches with, its upper-case name. */
 static inline int kc__kind_has_value(kc_kernel_kind k) {
-  switch (k) {
-#define KC__X(K, n, p, v, c)                                                   \
-  case KC_KERNEL_##K:                                                          \
-    return v;
-    KC_KERNEL_KIND_MAP(KC__X)
+#define KC__X(K, n, p, v, c) k == KC_KERNEL_##K ? v:
+  return KC_KERNEL_KIND_MAP(KC__X) 0;
 #undef KC__X
-  }
-  return 0;
 }
 static inline kc_policy_kind kc__kind_policy(kc_kernel_kind k) {
-  switch (k) {
-#define KC__X(K, n, p, v, c)                                                   \
-  case KC_KERNEL_##K:                                                          \
-    return KC_POLICY_##p;
-    KC_KERNEL_KIND_MAP(KC__X)
+#define KC__X(K, n, p, v, c) k == KC_KERNEL_##K ? KC_POLICY_##p:
+  return KC_KERNEL_KIND_MAP(KC__X) KC_POLICY_RANGE;
 #undef KC__X
-  }
-  return KC_POLICY_RANGE;
 }
 static inline const char *kc__kind_name(kc_kernel_kind k) {
-  switch (k) {
-#define KC__X(K, n, p, v, c)                                                   \
-  case KC_KERNEL_##K:                                                          \
-    return #K;
-    KC_KERNEL_KIND_MAP(KC__X)
+#define KC__X(K, n, p, v, c) k == KC_KERNEL_##K ? #K:
+  return KC_KERNEL_KIND_MAP(KC__X) "?";
 #undef KC__X
-  }
-  return "?";
 }
 
 /* Re-raises a lower layer's failure with context: sets the detail to

@@ -106,14 +106,11 @@ static int find_entry(kc__cuda_state *s, kc__cuda_kernel *K, const char *base,
 #define ARGS_MDRANGE kc_cuda_md_args
 #define ARGS_TEAM kc_cuda_team_args
 static int entry_args_size(const kc_kernel_info *k, size_t *size) {
-  switch (k->kind) {
-#define KC__X(K, n, p, v, c)                                                   \
-  case KC_KERNEL_##K:                                                          \
-    *size = sizeof(ARGS_##p);                                                  \
-    return 0;
-    KC_KERNEL_KIND_MAP(KC__X)
+#define KC__X(K, n, p, v, c) k->kind == KC_KERNEL_##K ? sizeof(ARGS_##p):
+  *size = KC_KERNEL_KIND_MAP(KC__X) 0;
 #undef KC__X
-  }
+  if (*size)
+    return 0;
   return kc_backend_error(KC_ENOTSUP,
                           "cuda: kernel '%s': kind %d is unknown to the "
                           "CUDA backend",

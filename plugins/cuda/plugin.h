@@ -150,15 +150,10 @@ static inline kc_index kc__cdiv(kc_index a, kc_index b) {
 }
 
 /* Kernel kinds that carry a value (reductions and scans). */
-static inline int kc__cuda_kind_reduces(kc_kernel_kind kind) {
-  switch (kind) {
-#define KC__X(K, n, p, v, c)                                                   \
-  case KC_KERNEL_##K:                                                          \
-    return v;
-    KC_KERNEL_KIND_MAP(KC__X)
+static inline int kc__cuda_kind_reduces(kc_kernel_kind k) {
+#define KC__X(K, n, p, v, c) k == KC_KERNEL_##K ? v:
+  return KC_KERNEL_KIND_MAP(KC__X) 0;
 #undef KC__X
-  }
-  return 0;
 }
 
 /* module.c: the kernel slots. */

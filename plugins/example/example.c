@@ -56,15 +56,10 @@ static void parallel_reverse(void *ctx, kc_host_task task, void *arg) {
     task(tid, st->exec.nthreads, arg);
 }
 
-static const char *kind_name(kc_kernel_kind kind) {
-  switch (kind) {
-#define EXAMPLE_KIND(K, name, policy, value, call)                             \
-  case KC_KERNEL_##K:                                                          \
-    return name;
-    KC_KERNEL_KIND_MAP(EXAMPLE_KIND)
+static const char *kind_name(kc_kernel_kind k) {
+#define EXAMPLE_KIND(K, n, p, v, c) k == KC_KERNEL_##K ? n:
+  return KC_KERNEL_KIND_MAP(EXAMPLE_KIND) "?";
 #undef EXAMPLE_KIND
-  }
-  return "?";
 }
 
 static void log_dispatch(struct example_state *st, const kc_launch *l) {
