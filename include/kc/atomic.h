@@ -59,12 +59,15 @@
  *
  * or the same with relaxed flag accesses after
  * kc_atomic_thread_fence(RELEASE) / before kc_atomic_thread_fence(ACQUIRE).
- * A waiting index must only wait for work that is certain to run: for a
- * lower index on the host (every host backend starts a thread's indices
- * in increasing order, and the serial backend runs them one after the
- * other, so a wait for a higher index never ends there), and on a GPU for
- * a thread that is resident at the same time (blocks are not all resident
- * when the grid is larger than the device holds).  Bound such waits.
+ * A waiting index must only wait for work that is certain to run: on the
+ * host, for a lower index of the same thread's share (every host backend
+ * starts a share's indices in increasing order, and the serial backend
+ * runs them one after the other, so a wait for a higher index never ends
+ * there), or for another thread's index only when kc_info's concurrency
+ * equals num_threads (a backend with less runs the shares one after
+ * another, in any order); on a GPU, for a thread that is resident at the
+ * same time (blocks are not all resident when the grid is larger than the
+ * device holds).  Bound such waits.
  *
  * Scope: on a GPU every ordered operation and fence is at device ("gpu")
  * scope: it orders the accesses of every thread of the kernel (all blocks)
