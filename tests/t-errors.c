@@ -1,6 +1,6 @@
 /* Conformance: bad input to the dispatch calls, and the runtime after it.
  *
- * Each of the issue's "bad input" cases that a running program can hit
+ * Each "bad input" case that a running program can hit
  * (NULL kernel, NULL functor with a size, end < begin, chunk 0, a policy
  * or call that does not fit the kernel) returns its code with a
  * kc_last_error() detail, changes nothing, and leaves kc working.  The

@@ -40,7 +40,7 @@ static void k_record(kc_index b, kc_index e, rec *r, void *p, int32_t i,
   }
 }
 
-/* The example: y[i] += a * x[i] for i < n.  Signature "ppdl". */
+/* The classic example: y[i] += a * x[i] for i < n.  Signature "ppdl". */
 static void k_axpy(kc_index b, kc_index e, double *y, const double *x, double a,
                    long n) {
   for (kc_index i = b; i < e && i < n; i++)

@@ -100,6 +100,7 @@ class Policy(ctypes.Structure):
         ("vector_length", ctypes.c_int),
         ("scratch_per_team", ctypes.c_size_t * 2),
         ("scratch_per_thread", ctypes.c_size_t * 2),
+        ("queue", ctypes.c_void_p),  # kc_queue *, NULL: the default queue
     ]
 
 
