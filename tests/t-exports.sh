@@ -2,12 +2,14 @@
 # Symbol hygiene: every plugin exports exactly one symbol, its entry point
 # kc_backend_<name> (a data object); libkc exports only kc_ / kc__ names.
 # Symbols the toolchain adds on its own (sanitizer instrumentation,
-# _init/_fini and the linker's section markers) are not counted.
+# _init/_fini and the linker's section markers) and the version nodes of
+# libkc/libkc.map (KC_0.1, ...) are not counted; versioned names count
+# without their @version.
 top=${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}
 command -v nm >/dev/null 2>&1 || { echo "SKIP: no nm (binutils) here"; exit 77; }
 
-toolchain='^(_init|_fini|_edata|_end|__bss_start|__odr_asan\..*|__asan_.*|__ubsan_.*|__tsan_.*|__sancov_.*)$'
-exports() { nm -D --defined-only "$1" | awk '{ print $NF }' | grep -Ev "$toolchain" | sort -u; }
+toolchain='^(KC_[0-9.]+|_init|_fini|_edata|_end|__bss_start|__odr_asan\..*|__asan_.*|__ubsan_.*|__tsan_.*|__sancov_.*)$'
+exports() { nm -D --defined-only "$1" | awk '{ sub(/@.*/, "", $NF); print $NF }' | grep -Ev "$toolchain" | sort -u; }
 
 fail=0
 for b in $KC_TEST_BACKENDS; do

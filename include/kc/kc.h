@@ -475,6 +475,9 @@ typedef struct kc_policy {
   struct kc_queue *queue; /* where the launch runs; NULL: the default queue
                              (every constructor sets NULL; kc_policy_on) */
 } kc_policy;
+/* kc_policy grows only at its end, and only with a new symbol version of
+ * the functions that take or return it (libkc/libkc.map): programs built
+ * against an older kc.h keep their layout (doc/design.md). */
 
 /* [begin, end), static schedule, automatic chunk. */
 KC_API kc_policy kc_range(kc_index begin, kc_index end);
