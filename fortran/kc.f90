@@ -298,90 +298,91 @@ module kc
       type(c_ptr), value :: dst, src
       integer(c_size_t), value :: bytes
     end function
-    ! Queues, events and devices (doc/queues.md): the C calls as they are.
-    integer(c_int) function kc_malloc_on(out, bytes, space, device, label) &
+    ! Queues, events and devices (doc/queues.md): the C calls; the
+    ! wrappers below are public.
+    integer(c_int) function c_kc_malloc_on(out, bytes, space, device, label) &
         bind(C, name="kc_malloc_on")
-      import :: c_int, c_ptr, c_size_t, c_char
+      import :: c_int, c_ptr, c_size_t
       type(c_ptr), intent(out) :: out
       integer(c_size_t), value :: bytes
       integer(c_int), value :: space, device
-      character(kind=c_char), intent(in) :: label(*)
+      type(c_ptr), value :: label
     end function
-    integer(c_int) function kc_pointer_device(p, device) &
+    integer(c_int) function c_kc_pointer_device(p, device) &
         bind(C, name="kc_pointer_device")
       import :: c_int, c_ptr
       type(c_ptr), value :: p
       integer(c_int), intent(out) :: device
     end function
-    integer(c_int) function kc_queue_create(out, device) &
+    integer(c_int) function c_kc_queue_create(out, device) &
         bind(C, name="kc_queue_create")
       import :: c_int, c_ptr
       type(c_ptr), intent(out) :: out
       integer(c_int), value :: device
     end function
-    integer(c_int) function kc_queue_destroy(q) bind(C, name="kc_queue_destroy")
+    integer(c_int) function c_kc_queue_destroy(q) bind(C, name="kc_queue_destroy")
       import :: c_int, c_ptr
       type(c_ptr), value :: q
     end function
-    integer(c_int) function kc_queue_fence(q) bind(C, name="kc_queue_fence")
+    integer(c_int) function c_kc_queue_fence(q) bind(C, name="kc_queue_fence")
       import :: c_int, c_ptr
       type(c_ptr), value :: q
     end function
-    integer(c_int) function kc_queue_device(q, device) &
+    integer(c_int) function c_kc_queue_device(q, device) &
         bind(C, name="kc_queue_device")
       import :: c_int, c_ptr
       type(c_ptr), value :: q
       integer(c_int), intent(out) :: device
     end function
-    integer(c_int) function kc_memcpy_on(q, dst, src, bytes) &
+    integer(c_int) function c_kc_memcpy_on(q, dst, src, bytes) &
         bind(C, name="kc_memcpy_on")
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: q, dst, src
       integer(c_size_t), value :: bytes
     end function
-    integer(c_int) function kc_memset_on(q, p, val, bytes) &
+    integer(c_int) function c_kc_memset_on(q, p, val, bytes) &
         bind(C, name="kc_memset_on")
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: q, p
       integer(c_int), value :: val
       integer(c_size_t), value :: bytes
     end function
-    integer(c_int) function kc_event_create(out) bind(C, name="kc_event_create")
+    integer(c_int) function c_kc_event_create(out) bind(C, name="kc_event_create")
       import :: c_int, c_ptr
       type(c_ptr), intent(out) :: out
     end function
-    integer(c_int) function kc_event_destroy(e) bind(C, name="kc_event_destroy")
+    integer(c_int) function c_kc_event_destroy(e) bind(C, name="kc_event_destroy")
       import :: c_int, c_ptr
       type(c_ptr), value :: e
     end function
-    integer(c_int) function kc_event_record(e, q) bind(C, name="kc_event_record")
+    integer(c_int) function c_kc_event_record(e, q) bind(C, name="kc_event_record")
       import :: c_int, c_ptr
       type(c_ptr), value :: e, q
     end function
-    integer(c_int) function kc_event_wait(q, e) bind(C, name="kc_event_wait")
+    integer(c_int) function c_kc_event_wait(q, e) bind(C, name="kc_event_wait")
       import :: c_int, c_ptr
       type(c_ptr), value :: q, e
     end function
-    integer(c_int) function kc_event_synchronize(e) &
+    integer(c_int) function c_kc_event_synchronize(e) &
         bind(C, name="kc_event_synchronize")
       import :: c_int, c_ptr
       type(c_ptr), value :: e
     end function
-    integer(c_int) function kc_event_query(e) bind(C, name="kc_event_query")
+    integer(c_int) function c_kc_event_query(e) bind(C, name="kc_event_query")
       import :: c_int, c_ptr
       type(c_ptr), value :: e
     end function
-    integer(c_int) function kc_event_elapsed(e0, e1, ms) &
+    integer(c_int) function c_kc_event_elapsed(e0, e1, ms) &
         bind(C, name="kc_event_elapsed")
       import :: c_int, c_ptr, c_double
       type(c_ptr), value :: e0, e1
       real(c_double), intent(out) :: ms
     end function
-    function kc_policy_on(p, q) bind(C, name="kc_policy_on")
+    function c_kc_policy_on(p, q) bind(C, name="kc_policy_on")
       import :: c_ptr, kc_policy
       type(kc_policy), value :: p
       type(c_ptr), value :: q
-      type(kc_policy) :: kc_policy_on
+      type(kc_policy) :: c_kc_policy_on
     end function
     integer(c_int) function c_kc_memset(p, val, bytes) &
         bind(C, name="kc_memset")
@@ -590,6 +591,12 @@ module kc
   public :: kc_parallel_call
   public :: kc_region_push, kc_region_pop, kc_declare_metadata
   public :: kc_profile_event
+  public :: kc_malloc_on, kc_pointer_device
+  public :: kc_queue_create, kc_queue_destroy, kc_queue_fence
+  public :: kc_queue_device, kc_memcpy_on, kc_memset_on, kc_policy_on
+  public :: kc_event_create, kc_event_destroy, kc_event_record
+  public :: kc_event_wait, kc_event_synchronize, kc_event_query
+  public :: kc_event_elapsed
 
   !> kc_allocate(a, shape, space [, label] [, stat]): a kc allocation in
   !> `space` returned as the Fortran array pointer `a` of the given shape
@@ -1764,5 +1771,150 @@ contains
     integer(c_int64_t), intent(in) :: a(:,:,:)
     kc_bytes_i8_3 = size(a, kind=c_size_t)*c_sizeof(0_c_int64_t)
   end function kc_bytes_i8_3
+
+  ! ------------------------------------------- queues, events, devices
+  ! doc/queues.md.  Queues and events are type(c_ptr) handles; a null
+  ! queue is the default one.
+
+  !> kc_malloc on device `device` of the backend (0 .. device_count - 1).
+  subroutine kc_malloc_on(p, bytes, space, device, label, stat)
+    type(c_ptr), intent(out) :: p
+    integer(c_size_t), intent(in) :: bytes
+    integer(c_int), intent(in) :: space, device
+    character(*), intent(in), optional :: label
+    integer, intent(out), optional :: stat
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_int) :: rc
+    p = c_null_ptr
+    rc = c_kc_malloc_on(p, bytes, space, device, label_ptr(label, buf))
+    if (rc /= 0) p = c_null_ptr
+    call check(rc, 'kc_malloc_on', stat)
+  end subroutine kc_malloc_on
+
+  !> The device of kc allocation `p`.
+  subroutine kc_pointer_device(p, device, stat)
+    type(c_ptr), intent(in) :: p
+    integer(c_int), intent(out) :: device
+    integer, intent(out), optional :: stat
+    device = -1
+    call check(c_kc_pointer_device(p, device), 'kc_pointer_device', stat)
+  end subroutine kc_pointer_device
+
+  !> A queue on `device`; destroy it with kc_queue_destroy.
+  subroutine kc_queue_create(q, device, stat)
+    type(c_ptr), intent(out) :: q
+    integer(c_int), intent(in) :: device
+    integer, intent(out), optional :: stat
+    integer(c_int) :: rc
+    q = c_null_ptr
+    rc = c_kc_queue_create(q, device)
+    if (rc /= 0) q = c_null_ptr
+    call check(rc, 'kc_queue_create', stat)
+  end subroutine kc_queue_create
+
+  !> Waits for the queue's work, then destroys it.
+  subroutine kc_queue_destroy(q, stat)
+    type(c_ptr), intent(in) :: q
+    integer, intent(out), optional :: stat
+    call check(c_kc_queue_destroy(q), 'kc_queue_destroy', stat)
+  end subroutine kc_queue_destroy
+
+  !> Waits for the work submitted to `q` so far.
+  subroutine kc_queue_fence(q, stat)
+    type(c_ptr), intent(in) :: q
+    integer, intent(out), optional :: stat
+    call check(c_kc_queue_fence(q), 'kc_queue_fence', stat)
+  end subroutine kc_queue_fence
+
+  !> The device `q` runs on.
+  subroutine kc_queue_device(q, device, stat)
+    type(c_ptr), intent(in) :: q
+    integer(c_int), intent(out) :: device
+    integer, intent(out), optional :: stat
+    device = -1
+    call check(c_kc_queue_device(q, device), 'kc_queue_device', stat)
+  end subroutine kc_queue_device
+
+  !> kc_memcpy_async on queue `q`.
+  subroutine kc_memcpy_on(q, dst, src, bytes, stat)
+    type(c_ptr), intent(in) :: q, dst, src
+    integer(c_size_t), intent(in) :: bytes
+    integer, intent(out), optional :: stat
+    call check(c_kc_memcpy_on(q, dst, src, bytes), 'kc_memcpy_on', stat)
+  end subroutine kc_memcpy_on
+
+  !> kc_memset on queue `q` (may complete later).
+  subroutine kc_memset_on(q, p, value, bytes, stat)
+    type(c_ptr), intent(in) :: q, p
+    integer(c_int), intent(in) :: value
+    integer(c_size_t), intent(in) :: bytes
+    integer, intent(out), optional :: stat
+    call check(c_kc_memset_on(q, p, value, bytes), 'kc_memset_on', stat)
+  end subroutine kc_memset_on
+
+  !> `p` sent to queue `q` (c_null_ptr: the default queue).
+  function kc_policy_on(p, q) result(r)
+    type(kc_policy), intent(in) :: p
+    type(c_ptr), intent(in) :: q
+    type(kc_policy) :: r
+    r = c_kc_policy_on(p, q)
+  end function kc_policy_on
+
+  !> An event (unrecorded: complete).
+  subroutine kc_event_create(e, stat)
+    type(c_ptr), intent(out) :: e
+    integer, intent(out), optional :: stat
+    integer(c_int) :: rc
+    e = c_null_ptr
+    rc = c_kc_event_create(e)
+    if (rc /= 0) e = c_null_ptr
+    call check(rc, 'kc_event_create', stat)
+  end subroutine kc_event_create
+
+  subroutine kc_event_destroy(e, stat)
+    type(c_ptr), intent(in) :: e
+    integer, intent(out), optional :: stat
+    call check(c_kc_event_destroy(e), 'kc_event_destroy', stat)
+  end subroutine kc_event_destroy
+
+  !> Records `e` after the work submitted to `q` so far.
+  subroutine kc_event_record(e, q, stat)
+    type(c_ptr), intent(in) :: e, q
+    integer, intent(out), optional :: stat
+    call check(c_kc_event_record(e, q), 'kc_event_record', stat)
+  end subroutine kc_event_record
+
+  !> `q`'s later work waits for `e` (the host does not).
+  subroutine kc_event_wait(q, e, stat)
+    type(c_ptr), intent(in) :: q, e
+    integer, intent(out), optional :: stat
+    call check(c_kc_event_wait(q, e), 'kc_event_wait', stat)
+  end subroutine kc_event_wait
+
+  !> Blocks until `e` has completed.
+  subroutine kc_event_synchronize(e, stat)
+    type(c_ptr), intent(in) :: e
+    integer, intent(out), optional :: stat
+    call check(c_kc_event_synchronize(e), 'kc_event_synchronize', stat)
+  end subroutine kc_event_synchronize
+
+  !> .true. if `e` has completed (or was never recorded); never blocks.
+  logical function kc_event_query(e, stat)
+    type(c_ptr), intent(in) :: e
+    integer, intent(out), optional :: stat
+    integer(c_int) :: rc
+    rc = c_kc_event_query(e)
+    kc_event_query = rc == 1
+    call check(min(rc, 0_c_int), 'kc_event_query', stat)
+  end function kc_event_query
+
+  !> Milliseconds between two recorded, completed events.
+  subroutine kc_event_elapsed(e0, e1, ms, stat)
+    type(c_ptr), intent(in) :: e0, e1
+    real(c_double), intent(out) :: ms
+    integer, intent(out), optional :: stat
+    ms = 0
+    call check(c_kc_event_elapsed(e0, e1, ms), 'kc_event_elapsed', stat)
+  end subroutine kc_event_elapsed
 
 end module kc

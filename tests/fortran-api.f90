@@ -229,6 +229,7 @@ program fortran_api
   call test_launches()
   call test_md_team()
   call test_fortran_kernels()
+  call test_queues()
 
   ! ---------------------------------------------------------- errors
   call kc_kernel_get('no_such_kernel', k, st)
@@ -446,6 +447,60 @@ contains
     call expect(.not. c_associated(m%ptr), 'kc_mirror_destroy nulls')
     call kc_mirror_destroy(m) ! null: a no-op
   end subroutine test_mirror
+
+  ! Queues, events and device allocations (doc/queues.md): every call,
+  ! results through a queue, and the errors of dead handles.
+  subroutine test_queues()
+    integer, parameter :: n = 500
+    real(c_double), target :: hy(n)
+    type(c_ptr) :: q, e0, e1, d, dead
+    type(ft_vec), target :: f
+    type(kc_policy) :: p
+    real(c_double) :: ms
+    integer(c_int) :: dev
+    integer :: i
+
+    call kc_queue_create(q, 0)
+    call expect(c_associated(q), 'kc_queue_create')
+    call kc_queue_device(q, dev)
+    call expect_eq(int(dev), 0, 'kc_queue_device')
+    call kc_malloc_on(d, int(n * 8, c_size_t), KC_SPACE_DEVICE, 0, 'qy')
+    call kc_pointer_device(d, dev)
+    ! -1: the memory is on no device (a host backend's device space is the
+    ! host's).
+    call expect_eq(int(dev), merge(0, -1, device), 'kc_pointer_device')
+    call kc_event_create(e0)
+    call kc_event_create(e1)
+    call expect(kc_event_query(e0), 'an unrecorded event is complete')
+
+    call kc_memset_on(q, d, 0, int(n * 8, c_size_t))
+    call kc_event_record(e0, q)
+    f%y = d
+    f%a = 3
+    call kc_kernel_get('ft_fill', k)
+    p = kc_policy_on(kc_range(0, n), q)
+    call expect(c_associated(p%queue, q), 'kc_policy_on sets the queue')
+    call kc_parallel_for('fill on a queue', k, p, c_loc(f), c_sizeof(f))
+    call kc_event_record(e1, q)
+    call kc_event_wait(c_null_ptr, e1)
+    call kc_memcpy_on(q, c_loc(hy), d, kc_bytes(hy))
+    call kc_queue_fence(q)
+    call expect(all(hy == [(3.0_c_double*i, i = 1, n)]), &
+      'ft_fill on a queue, copied back on it')
+    call kc_event_synchronize(e1)
+    call expect(kc_event_query(e1), 'a synchronized event is complete')
+    call kc_event_elapsed(e0, e1, ms)
+    call expect(ms >= 0, 'kc_event_elapsed >= 0')
+
+    call kc_queue_create(dead, 99999, st)
+    call expect_err(st, KC_EINVAL, 'kc_queue_create on a device out of range')
+    call kc_event_destroy(e0)
+    call kc_event_destroy(e1)
+    call kc_queue_destroy(q)
+    call kc_queue_fence(q, st)
+    call expect_err(st, KC_EINVAL, 'kc_queue_fence of a destroyed queue')
+    call kc_free(d)
+  end subroutine test_queues
 
   subroutine test_launches()
     integer, parameter :: n = 1000

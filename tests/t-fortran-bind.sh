@@ -2,8 +2,9 @@
 # The Fortran module kc (fortran/kc.f90) against the C API it binds
 # (include/kc/kc.h, include/kc/error.h), so that the two cannot drift:
 #  1. every function kc.h declares (KC_API) is bound in the module by an
-#     interface with bind(C, name="<function>"), or named in the module's
-#     list of deliberately unbound functions;
+#     interface with bind(C, name="<function>") and reachable through a
+#     public procedure of the same name, or named in the module's list of
+#     deliberately unbound functions;
 #  2. every constant (the error codes, every enumerator, the numeric
 #     #defines) exists in the module with the same value: a C and a
 #     Fortran program generated from the same list print them, and the
@@ -46,10 +47,18 @@ fail=0
 unbound=$(sed -n '/^! Deliberately unbound functions/,/^[^!]/p' "$mod" |
   sed -n 's/^!   \(kc_[a-z0-9_]*\).*/\1/p')
 funcs=$(sed -n 's/^KC_API [^(]*[ *]\(kc_[a-z0-9_]*\)(.*/\1/p' "$kch")
+# The names of the module's "public ::" statements.
+public=$(sed -n 's/^ *public *:: *//p' "$mod" | tr ',' '\n' | tr -d ' &')
 nf=0
 for f in $funcs; do
   nf=$((nf + 1))
   if grep -q "bind(C, name=\"$f\")" "$mod"; then
+    # ... and a Fortran program can call it: a public procedure of that
+    # name (the interface itself, or the wrapper over it).
+    if ! printf '%s\n' $public | grep -qx "$f"; then
+      echo "FAIL: $f (kc.h) is bound in fortran/kc.f90 but no public procedure of the module has its name"
+      fail=1
+    fi
     continue
   elif printf '%s\n' $unbound | grep -qx "$f"; then
     echo "ok: $f is listed as deliberately unbound"
