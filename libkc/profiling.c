@@ -232,40 +232,57 @@ static void lookup(void *handle, const char *name, void *fnptr, int *found) {
 /* A bare name ("timer": no '/', no ".so") means kc's own tool
  * libkc-tool-<name>.so, looked for where the backend plugins are:
  * KC_PLUGIN_PATH, the kc/ directory beside libkc.so, then $(pkglibdir).
- * Returns 1 with the file's path in buf when one exists. */
-static int find_named_tool(const char *name, char *buf, size_t cap) {
+ * Returns 1 with the path (allocated) in *found when one exists. */
+/* "dir/libkc-tool-name.so" for the `len` bytes of `dir`, allocated, if
+ * that file is readable; else NULL. */
+static char *tool_in(const char *dir, size_t len, const char *name) {
+  if (len == 0)
+    return NULL;
+  size_t n = len + strlen(name) + sizeof "/libkc-tool-.so";
+  char *path = malloc(n);
+  if (!path)
+    return NULL;
+  snprintf(path, n, "%.*s/libkc-tool-%s.so", (int)len, dir, name);
+  if (access(path, R_OK) == 0)
+    return path;
+  free(path);
+  return NULL;
+}
+
+static int find_named_tool(const char *name, char **found) {
+  *found = NULL;
   if (strchr(name, '/') || strstr(name, ".so"))
     return 0;
-  char dirs[4096] = "";
+  /* Any number of directories of any length: nothing is cut. */
   const char *env = kc__secure_getenv("KC_PLUGIN_PATH");
-  size_t used = 0;
-  if (env && *env)
-    used += (size_t)snprintf(dirs, sizeof dirs, "%s:", env);
+  for (const char *d = env; d && *d && !*found;) {
+    size_t len = strcspn(d, ":");
+    *found = tool_in(d, len, name);
+    d += len + (d[len] == ':');
+  }
   Dl_info self;
-  if (used < sizeof dirs && dladdr((void *)&kc__tools_active, &self) &&
-      self.dli_fname && strchr(self.dli_fname, '/')) {
-    int dirlen = (int)(strrchr(self.dli_fname, '/') - self.dli_fname);
-    used += (size_t)snprintf(dirs + used, sizeof dirs - used,
-                             "%.*s/kc:", dirlen, self.dli_fname);
+  if (!*found && dladdr((void *)&kc__tools_active, &self) && self.dli_fname &&
+      strchr(self.dli_fname, '/')) {
+    size_t dirlen = (size_t)(strrchr(self.dli_fname, '/') - self.dli_fname);
+    size_t n = dirlen + sizeof "/kc";
+    char *dir = malloc(n);
+    if (dir) {
+      snprintf(dir, n, "%.*s/kc", (int)dirlen, self.dli_fname);
+      *found = tool_in(dir, strlen(dir), name);
+      free(dir);
+    }
   }
 #ifdef KC_PLUGINDIR
-  if (used < sizeof dirs)
-    snprintf(dirs + used, sizeof dirs - used, "%s", KC_PLUGINDIR);
+  if (!*found)
+    *found = tool_in(KC_PLUGINDIR, strlen(KC_PLUGINDIR), name);
 #endif
-  char *save = NULL;
-  for (char *d = strtok_r(dirs, ":", &save); d;
-       d = strtok_r(NULL, ":", &save)) {
-    int n = snprintf(buf, cap, "%s/libkc-tool-%s.so", d, name);
-    if (n > 0 && (size_t)n < cap && access(buf, R_OK) == 0)
-      return 1;
-  }
-  return 0;
+  return *found != NULL;
 }
 
 static int tool_load(struct tool *t, const char *path, const char *var) {
   memset(t, 0, sizeof *t);
-  char named[4096];
-  if (find_named_tool(path, named, sizeof named)) {
+  char *named = NULL;
+  if (find_named_tool(path, &named)) {
     kc__verbose("tools: '%s' is %s", path, named);
     path = named;
   }
@@ -277,6 +294,7 @@ static int tool_load(struct tool *t, const char *path, const char *var) {
     const char *why = dlerror();
     fprintf(stderr, "kc: cannot load tool library '%s' (from %s): %s\n", path,
             var, why ? why : "unknown dlopen error");
+    free(named);
     return -1;
   }
   int n = 0;
@@ -312,9 +330,11 @@ static int tool_load(struct tool *t, const char *path, const char *var) {
             path, var);
     /* Not closed: the library may have started something in its
      * constructors, and Kokkos never closes tool libraries either. */
+    free(named);
     return -1;
   }
   t->path = strdup(path);
+  free(named);
   t->global_fencing = true;
   t->ncallbacks = n;
   return 0;

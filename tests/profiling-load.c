@@ -230,6 +230,28 @@ int main(void) {
   free(err);
   free(log);
 
+  KC_INFO("... behind plugin directories over 4 KB long (nothing cut)");
+  {
+    size_t n = strlen(buf), cap = n + 80 * 100 + 1;
+    char *longpath = malloc(cap);
+    KC_CHECK(longpath != NULL);
+    size_t used = 0;
+    for (int i = 0; i < 80; i++)
+      used += (size_t)snprintf(longpath + used, cap - used,
+                               "/nonexistent/kc-tools-%066d:", i);
+    snprintf(longpath + used, cap - used, "%s", buf);
+    KC_CHECK(strlen(longpath) > 4096);
+    setenv("KC_PLUGIN_PATH", longpath, 1);
+    free(longpath);
+  }
+  set("record", NULL);
+  err = cycle(&log);
+  KC_CHECK_EQ_STR(err, "");
+  KC_CHECK_EQ_INT(count(log, "init_library\t"), 1);
+  free(err);
+  free(log);
+  setenv("KC_PLUGIN_PATH", buf, 1);
+
   remove(logfile);
   remove(errfile);
   free(logfile);
