@@ -261,6 +261,11 @@ int kc__out_check(const char *fn, const char *what, const void *p,
                   size_t bytes) KC__HIDDEN;
 int kc__memory_room(const void *p, kc_space *space, size_t *room, char *label,
                     size_t cap) KC__HIDDEN;
+/* kc_memcpy (async 0) / kc_memcpy_async (1) and kc_memset, their errors
+ * naming `fn` (kc_memcpy_on, kc_memset_on). */
+int kc__memcpy(const char *fn, void *dst, const void *src, size_t bytes,
+               int async) KC__HIDDEN;
+int kc__memset(const char *fn, void *p, int value, size_t bytes) KC__HIDDEN;
 
 /* ------------------------------------------------------------ kernels */
 

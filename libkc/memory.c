@@ -416,20 +416,19 @@ int kc_memcpy_async(void *dst, const void *src, size_t bytes) {
   return copy("kc_memcpy_async", dst, src, bytes, 1);
 }
 
-int kc_memset(void *p, int value, size_t bytes) {
+int kc__memset(const char *fn, void *p, int value, size_t bytes) {
   if (bytes == 0)
     return 0;
   if (!p)
-    return kc__error(KC_EINVAL, "kc_memset: p is NULL with %zu bytes to set",
+    return kc__error(KC_EINVAL, "%s: p is NULL with %zu bytes to set", fn,
                      bytes);
-  int rc = kc__enter("kc_memset");
+  int rc = kc__enter(fn);
   if (rc < 0)
     return rc;
   kc_space space;
   char label[8];
   pthread_mutex_lock(&mem_lock);
-  rc = classify("kc_memset", "destination", p, bytes, &space, label,
-                sizeof label);
+  rc = classify(fn, "destination", p, bytes, &space, label, sizeof label);
   pthread_mutex_unlock(&mem_lock);
   if (rc == 0) {
     const kc_backend_ops *ops = kc__rt.ops;
@@ -446,6 +445,15 @@ int kc_memset(void *p, int value, size_t bytes) {
   }
   kc__leave();
   return rc;
+}
+
+int kc_memset(void *p, int value, size_t bytes) {
+  return kc__memset("kc_memset", p, value, bytes);
+}
+
+int kc__memcpy(const char *fn, void *dst, const void *src, size_t bytes,
+               int async) {
+  return copy(fn, dst, src, bytes, async);
 }
 
 void kc__memory_release_all(void) {

@@ -141,6 +141,17 @@ int kc_queue_create(kc_queue **out, int device) {
   return rc;
 }
 
+/* The fence of kc_queue_fence and kc_queue_destroy, inside kc__enter. */
+static int queue_fence_entered(void) {
+  uint64_t fid = 0;
+  if (kc__unlikely(kc__tools_active))
+    kc__tools_begin_fence("kc_queue_fence", &fid);
+  int rc = backend_fence();
+  if (kc__unlikely(kc__tools_active))
+    kc__tools_end_fence(fid);
+  return rc;
+}
+
 int kc_queue_fence(kc_queue *q) {
   int rc = queue_arg(q, "kc_queue_fence");
   if (rc < 0)
@@ -148,23 +159,26 @@ int kc_queue_fence(kc_queue *q) {
   rc = kc__enter("kc_queue_fence");
   if (rc < 0)
     return rc;
-  uint64_t fid = 0;
-  if (kc__unlikely(kc__tools_active))
-    kc__tools_begin_fence("kc_queue_fence", &fid);
-  rc = backend_fence();
-  if (kc__unlikely(kc__tools_active))
-    kc__tools_end_fence(fid);
+  rc = queue_fence_entered();
   kc__leave();
   return rc;
 }
 
+/* Refused from inside a kernel before anything happens (the queue stays
+ * live); an error of the queue's asynchronous work is returned after the
+ * queue is destroyed. */
 int kc_queue_destroy(kc_queue *q) {
   if (!q)
     return kc__error(KC_EINVAL, "kc_queue_destroy: queue is NULL (the "
                                 "default queue cannot be destroyed)");
-  int rc = kc_queue_fence(q);
-  if (rc == KC_EINVAL && q->magic != QUEUE_MAGIC)
+  int rc = queue_arg(q, "kc_queue_destroy");
+  if (rc < 0)
     return rc;
+  rc = kc__enter("kc_queue_destroy");
+  if (rc < 0)
+    return rc;
+  rc = queue_fence_entered();
+  kc__leave();
   unsigned live = QUEUE_MAGIC;
   if (!atomic_compare_exchange_strong(&q->magic, &live, 0u))
     return kc__error(KC_EINVAL, "kc_queue_destroy: %p is not a live kc queue",
@@ -203,12 +217,12 @@ void kc__queues_release(void) {
 
 int kc_memcpy_on(kc_queue *q, void *dst, const void *src, size_t bytes) {
   int rc = queue_arg(q, "kc_memcpy_on");
-  return rc < 0 ? rc : kc_memcpy_async(dst, src, bytes);
+  return rc < 0 ? rc : kc__memcpy("kc_memcpy_on", dst, src, bytes, 1);
 }
 
 int kc_memset_on(kc_queue *q, void *p, int value, size_t bytes) {
   int rc = queue_arg(q, "kc_memset_on");
-  return rc < 0 ? rc : kc_memset(p, value, bytes);
+  return rc < 0 ? rc : kc__memset("kc_memset_on", p, value, bytes);
 }
 
 int kc_event_create(kc_event **out) {

@@ -11,7 +11,10 @@
  * (dynamic chunks of one index), and afterwards the runtime must be
  * unchanged and usable: the allocations, the mirror and the reference
  * count of kc_init are as they were, and a fence, a launch and the last
- * kc_finalize work.
+ * kc_finalize work.  The queue calls are here too: kc_queue_destroy from
+ * a kernel used to destroy the queue while it returned KC_EINVAL, and
+ * kc_memcpy_on / kc_memset_on named kc_memcpy_async / kc_memset in their
+ * details.
  *
  * The kernel calls kc, so it cannot be device code: this file is compiled
  * by the plain C compiler, which registers it host-only.  On a backend
@@ -23,6 +26,8 @@
 #include "kernels/functors.h"
 
 KC_KERNEL_DECLARE(kt_count);
+KC_KERNEL_DECLARE(kt_sum_index);
+KC_KERNEL_DECLARE(kt_iscan_i32);
 
 enum { N = 64, NB = 256, DETAIL = 512 };
 
@@ -32,6 +37,8 @@ typedef struct reentry_env {
   kc_mirror *mirror; /* a mirror of NB bytes */
   kc_kernel *count;  /* kt_count, to launch from inside */
   int32_t *hits;     /* its target */
+  kc_queue *q;       /* a queue and an event made before the launch */
+  kc_event *ev;
 } reentry_env;
 
 typedef int (*call_fn)(reentry_env *e);
@@ -103,6 +110,52 @@ static int c_parallel_for(reentry_env *e) {
   kt_count c = {e->hits, 0};
   return kc_parallel_for("inner", e->count, &p, &c, sizeof c);
 }
+static int c_parallel_reduce(reentry_env *e) {
+  kc_policy p = kc_range(0, 4);
+  kt_xi64 x = {NULL, 0};
+  int64_t sum = 0;
+  (void)e;
+  return kc_parallel_reduce("inner", KC_TEST_KERNEL(kt_sum_index), &p, &x,
+                            sizeof x, &sum);
+}
+static int c_parallel_scan(reentry_env *e) {
+  kc_policy p = kc_range(0, 4);
+  kt_scan_i32 x = {NULL, NULL, 0};
+  (void)e;
+  return kc_parallel_scan("inner", KC_TEST_KERNEL(kt_iscan_i32), &p, &x,
+                          sizeof x, NULL);
+}
+static int c_queue_create(reentry_env *e) {
+  kc_queue *q = NULL;
+  (void)e;
+  return kc_queue_create(&q, 0);
+}
+static int c_queue_destroy(reentry_env *e) { return kc_queue_destroy(e->q); }
+static int c_queue_fence(reentry_env *e) { return kc_queue_fence(e->q); }
+static int c_memcpy_on(reentry_env *e) {
+  return kc_memcpy_on(e->q, e->b, e->a, NB);
+}
+static int c_memset_on(reentry_env *e) {
+  return kc_memset_on(e->q, e->a, 7, NB);
+}
+static int c_malloc_on(reentry_env *e) {
+  void *p = NULL;
+  (void)e;
+  return kc_malloc_on(&p, 64, KC_SPACE_DEVICE, 0, "from a kernel");
+}
+static int c_event_record(reentry_env *e) {
+  return kc_event_record(e->ev, e->q);
+}
+/* The queue and event calls that never wait work from a kernel. */
+static int c_queue_events_nowait(reentry_env *e) {
+  int dev = -1;
+  int rc = kc_queue_device(e->q, &dev);
+  if (rc == 0)
+    rc = kc_event_query(e->ev) == 1 ? 0 : 1;
+  if (rc == 0)
+    rc = kc_event_wait(e->q, e->ev);
+  return rc;
+}
 static int c_region_push(reentry_env *e) {
   return (void)e, kc_region_push("from a kernel");
 }
@@ -154,6 +207,16 @@ static const reentry_case cases[] = {
     {"kc_kernel_get", c_kernel_get, KC_EINVAL},
     {"kc_kernel_register", c_kernel_register, KC_EINVAL},
     {"kc_parallel_for", c_parallel_for, KC_EINVAL},
+    {"kc_parallel_reduce", c_parallel_reduce, KC_EINVAL},
+    {"kc_parallel_scan", c_parallel_scan, KC_EINVAL},
+    {"kc_queue_create", c_queue_create, KC_EINVAL},
+    {"kc_queue_destroy", c_queue_destroy, KC_EINVAL},
+    {"kc_queue_fence", c_queue_fence, KC_EINVAL},
+    {"kc_memcpy_on", c_memcpy_on, KC_EINVAL},
+    {"kc_memset_on", c_memset_on, KC_EINVAL},
+    {"kc_malloc_on", c_malloc_on, KC_EINVAL},
+    {"kc_event_record", c_event_record, KC_EINVAL},
+    {"(queue and event calls that never wait)", c_queue_events_nowait, 0},
     {"kc_region_push", c_region_push, KC_EINVAL},
     {"kc_region_pop", c_region_pop, KC_EINVAL},
     {"kc_declare_metadata", c_declare_metadata, KC_EINVAL},
@@ -201,6 +264,8 @@ static int run_case(void *arg) {
   KC_REQUIRE_OK(kc_memset(e.b, 2, NB));
   KC_REQUIRE_OK(kc_memset(e.hits, 0, 4 * sizeof *e.hits));
   KC_REQUIRE_OK(kc_mirror_create(&e.mirror, NB, "mirror"));
+  KC_REQUIRE_OK(kc_queue_create(&e.q, 0));
+  KC_REQUIRE_OK(kc_event_create(&e.ev));
 
   int rc[N];
   char detail[DETAIL] = "";
@@ -239,6 +304,8 @@ static int run_case(void *arg) {
   free(hits);
   KC_CHECK_EQ_INT(kc_mirror_need_sync_target(e.mirror), 0);
   KC_CHECK_OK(kc_mirror_destroy(e.mirror));
+  KC_CHECK_OK(kc_event_destroy(e.ev));
+  KC_CHECK_OK(kc_queue_destroy(e.q)); /* still live */
   kc_kernel *k = NULL;
   KC_CHECK_ERR(kc_kernel_get("t_reentry_new_kernel", &k), KC_ENOKERNEL);
 
