@@ -210,6 +210,7 @@ module kc
     type(c_ptr) :: ptx_entry = c_null_ptr
     type(kc_reducer) :: reducer
     type(c_ptr) :: signature = c_null_ptr
+    integer(c_size_t) :: functor_size = 0 ! 0: launches are not size-checked
   end type kc_kernel_desc
 
   !> A registered kernel (C's kc_kernel *).

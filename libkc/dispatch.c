@@ -62,6 +62,11 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                      "%s: functor_size %zu is larger than any object can be "
                      "(kernel '%s')",
                      fn, functor_size, ki->name);
+  if (k->functor_size && functor_size && functor_size != k->functor_size)
+    return kc__error(KC_EINVAL,
+                     "%s: functor_size is %zu but kernel '%s' takes a %zu-byte "
+                     "functor (pass sizeof its functor struct)",
+                     fn, functor_size, ki->name, k->functor_size);
   if (call_of(ki->kind) != c)
     return kc__error(
         KC_EINVAL, "%s: kernel '%s' is a %s kernel; launch it with %s", fn,

@@ -285,6 +285,7 @@ struct kc_kernel {
   struct kc__ffi *ffi;
   /* TEAM kinds: kc_kernel_set_team_scratch's function, or NULL (scratch.c). */
   _Atomic(kc_team_scratch_fn) team_scratch;
+  size_t functor_size; /* kc_kernel_desc.functor_size; 0: unchecked */
 };
 
 #define KC__KERNEL_MAGIC 0x6b636b6eu /* "kckn" */

@@ -149,6 +149,7 @@ int kc_kernel_register(const kc_kernel_desc *desc, kc_kernel **out) {
   k->info.value_size = vsize;
   k->info.signature = sig;
   k->info.nargs = nargs;
+  k->functor_size = d.functor_size;
   k->magic = KC__KERNEL_MAGIC;
 
   pthread_mutex_lock(&reg_lock);
@@ -201,13 +202,21 @@ int kc_kernel_describe(const kc_kernel *k, kc_kernel_desc *out) {
   if (!k || k->magic != KC__KERNEL_MAGIC)
     return kc__error(KC_EINVAL, "kc_kernel_describe: %s",
                      k ? "not a kernel handle" : "kernel is NULL");
-  if (!out || out->struct_size < sizeof *out)
+  /* A caller built against 0.1 has the struct up to `signature`: it gets
+   * those fields. */
+  size_t need = offsetof(kc_kernel_desc, functor_size);
+  if (!out || out->struct_size < need)
     return kc__error(KC_EINVAL,
                      "kc_kernel_describe: %s (set out->struct_size to "
                      "sizeof(kc_kernel_desc))",
                      out ? "out->struct_size is too small" : "out is NULL");
-  memset(out, 0, sizeof *out);
-  out->struct_size = sizeof *out;
+  size_t size = out->struct_size < sizeof *out ? out->struct_size : sizeof *out;
+  kc_kernel_desc d;
+  memset(&d, 0, sizeof d);
+  d.struct_size = size;
+  d.functor_size = k->functor_size;
+  kc_kernel_desc *full = out;
+  out = &d;
   out->name = k->info.name;
   out->kind = k->info.kind;
   out->rank = k->info.rank;
@@ -217,6 +226,7 @@ int kc_kernel_describe(const kc_kernel *k, kc_kernel_desc *out) {
   out->reducer = k->info.reducer;
   out->reducer.size = k->info.value_size;
   out->signature = k->info.signature;
+  memcpy(full, &d, size);
   return 0;
 }
 

@@ -109,7 +109,7 @@ static void test_layouts(void) {
   OFF(kc_policy, scratch_per_team, 184);
   OFF(kc_policy, scratch_per_thread, 200);
   OFF(kc_policy, queue, 216);
-  SIZE(kc_kernel_desc, 88);
+  SIZE(kc_kernel_desc, 96);
   OFF(kc_kernel_desc, struct_size, 0);
   OFF(kc_kernel_desc, name, 8);
   OFF(kc_kernel_desc, kind, 16);
@@ -119,6 +119,7 @@ static void test_layouts(void) {
   OFF(kc_kernel_desc, ptx_entry, 40);
   OFF(kc_kernel_desc, reducer, 48);
   OFF(kc_kernel_desc, signature, 80);
+  OFF(kc_kernel_desc, functor_size, 88); /* appended in 0.2 */
   SIZE(kc_reducer, 32);
   OFF(kc_reducer, op, 0);
   OFF(kc_reducer, type, 4);

@@ -1,7 +1,8 @@
 /* Conformance: bad input to the dispatch calls, and the runtime after it.
  *
  * Each "bad input" case that a running program can hit
- * (NULL kernel, NULL functor with a size, end < begin, chunk 0, a policy
+ * (NULL kernel, NULL functor with a size, a functor of another size than
+ * the kernel's, end < begin, chunk 0, a policy
  * or call that does not fit the kernel) returns its code with a
  * kc_last_error() detail, changes nothing, and leaves kc working.  The
  * detail is per thread.  (Loader errors: t-loader; calls before kc_init:
@@ -40,8 +41,9 @@ static void check_usable(const char *after) {
   const int failures = kc_test_failures();
   KC_CHECK_OK(
       kc_parallel_for("usable", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f));
-  KC_CHECK_OK(kc_parallel_reduce("usable", KC_TEST_KERNEL(kt_sum_index), &p, &f,
-                                 sizeof f, &sum));
+  kt_xi64 fs = {NULL, 0};
+  KC_CHECK_OK(kc_parallel_reduce("usable", KC_TEST_KERNEL(kt_sum_index), &p,
+                                 &fs, sizeof fs, &sum));
   KC_CHECK_EQ_INT(sum, N * (N - 1) / 2);
   int64_t *h = kc_test_download(dout, N * sizeof *h);
   int bad = 0;
@@ -81,6 +83,13 @@ static void test_dispatch_errors(void) {
       KC_EINVAL, "NULL functor with a size");
   BAD(kc_parallel_for("x", KC_TEST_KERNEL(kt_fill), NULL, &f, sizeof f),
       KC_EINVAL, "NULL policy");
+  /* Another struct than the kernel's: it would read past the caller's. */
+  kt_xi64 small = {NULL, 0};
+  BAD(kc_parallel_for("x", KC_TEST_KERNEL(kt_fill), &good, &small,
+                      sizeof small),
+      KC_EINVAL, "functor of another size");
+  BAD(kc_parallel_for("x", KC_TEST_KERNEL(kt_fill), &good, &f, sizeof f + 8),
+      KC_EINVAL, "functor_size too large");
   p = kc_range(N, 0);
   BAD(kc_parallel_for("x", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f),
       KC_ERANGE, "end < begin");

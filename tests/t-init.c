@@ -148,8 +148,9 @@ static void do_work(const char *when) {
   kt_fill f = {d, 0, 2, 1};
   KC_CHECK_OK(
       kc_parallel_for("work", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f));
-  KC_CHECK_OK(kc_parallel_reduce("work", KC_TEST_KERNEL(kt_sum_index), &p, &f,
-                                 sizeof f, &sum));
+  kt_xi64 fs = {NULL, 0};
+  KC_CHECK_OK(kc_parallel_reduce("work", KC_TEST_KERNEL(kt_sum_index), &p, &fs,
+                                 sizeof fs, &sum));
   KC_CHECK_EQ_INT(sum, (int64_t)N * (N - 1) / 2);
   int64_t *h = kc_test_download(d, N * sizeof *d);
   int bad = 0;

@@ -583,6 +583,11 @@ typedef struct kc_kernel_desc {
    * L uint64, f float, d double.  A device entry takes only the listed
    * parameters and computes its own indices. */
   const char *signature;
+  /* Appended in 0.2 (a caller's smaller struct_size leaves it 0): the size
+   * of the kernel's functor struct, which every launch with a functor must
+   * then pass as functor_size (KC_EINVAL otherwise); 0: not checked.
+   * kcc's kernel macros set it. */
+  size_t functor_size;
 } kc_kernel_desc;
 
 /* Registers a kernel; *out (may be NULL) receives its handle.  May be called
@@ -624,18 +629,20 @@ KC_API int kc_kernel_set_team_scratch(kc_kernel *k, kc_team_scratch_fn fn);
 /* -------------------------------------------------------------- dispatch */
 
 /* Runs `kernel` over `policy`.  The functor (functor_size bytes at
- * `functor`; NULL allowed only with size 0) is copied before the call
+ * `functor`; NULL allowed only with size 0; a kernel registered with its
+ * functor's size, as kcc's macros do, takes exactly that size or 0) is
+ * copied before the call
  * returns, so the caller may reuse it at once.  Asynchronous on device
  * backends: kc_fence() waits.  `label` names the launch for profiling tools
  * (NULL or "": the kernel's name; tools get no empty kernel name).
  * Errors: KC_EINVAL (NULL kernel, NULL functor with size > 0, functor_size
- * over PTRDIFF_MAX, policy that does not fit the kernel's kind, chunk 0),
- * KC_ERANGE (end < begin, a range of more than INT64_MAX indices, a box of
- * more than INT64_MAX points, a negative league size; the CUDA backend also
- * refuses 1-D ranges ending within 2^44 of INT64_MAX),
- * KC_ENOKERNEL (the kernel has no code for this backend: the detail says
- * how to rebuild it), KC_ELAUNCH, KC_EJIT, KC_ESCRATCH.  A launch made from
- * inside a running host kernel is KC_EINVAL (launches do not nest; use a
+ * over PTRDIFF_MAX or not the kernel's functor size, policy that does not fit
+ * the kernel's kind, chunk 0), KC_ERANGE (end < begin, a range of more than
+ * INT64_MAX indices, a box of more than INT64_MAX points, a negative league
+ * size; the CUDA backend also refuses 1-D ranges ending within 2^44 of
+ * INT64_MAX), KC_ENOKERNEL (the kernel has no code for this backend: the detail
+ * says how to rebuild it), KC_ELAUNCH, KC_EJIT, KC_ESCRATCH.  A launch made
+ * from inside a running host kernel is KC_EINVAL (launches do not nest; use a
  * team policy's nested loops). */
 KC_API int kc_parallel_for(const char *label, kc_kernel *kernel,
                            const kc_policy *policy, const void *functor,

@@ -149,7 +149,10 @@ def struct(cls, **fields):
 class Kernel:
     """A registered kc kernel (kc.kernel(name)).  Attributes: name, kind
     ("for", "reduce", ...), rank, signature (CALL kernels), result_dtype
-    (reducing kernels with a built-in reducer)."""
+    (reducing kernels with a built-in reducer), functor_size (bytes of the
+    C functor struct the kernel was built for; 0: unknown, e.g. a kernel
+    registered by hand).  A launch with a functor of another size is
+    refused (kc.EINVAL naming both sizes)."""
 
     def __init__(self, handle):
         self.handle = handle
@@ -162,6 +165,7 @@ class Kernel:
         self.kind = _KIND_NAMES.get(d.kind, str(d.kind))
         self.rank = d.rank
         self.signature = d.signature.decode() if d.signature else None
+        self.functor_size = d.functor_size
         self._op = d.reducer.op
         self.value_size = d.reducer.size
         self.result_dtype = None

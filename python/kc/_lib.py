@@ -115,6 +115,7 @@ class KernelDesc(ctypes.Structure):
         ("ptx_entry", ctypes.c_char_p),
         ("reducer", Reducer),
         ("signature", ctypes.c_char_p),
+        ("functor_size", ctypes.c_size_t),
     ]
 
 

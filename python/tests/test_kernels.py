@@ -13,9 +13,21 @@ def arr(a, session):
 
 
 def test_functor_sizes_match_c(lib):
-    # The C structs of pyk.h, as the kernels registered them: a size
-    # mismatch would be refused with a clear error, checked below.
+    # The C structs of pyk.h, as the kernels registered them.
     assert ctypes.sizeof(Saxpy) == 24 and ctypes.sizeof(XY) == 16
+    assert lib["pyk_saxpy"].functor_size == ctypes.sizeof(Saxpy)
+
+
+def test_functor_of_the_wrong_size_is_refused(lib, session):
+    # A functor that is not the kernel's struct: refused before anything
+    # runs, the error naming both sizes.
+    n = 16
+    wrong = XY(None, None)
+    with pytest.raises(kc.EINVAL, match="16 but kernel 'pyk_saxpy' takes a "
+                       "24-byte functor"):
+        lib["pyk_saxpy"].for_(n, wrong)
+    with pytest.raises(kc.EINVAL, match="takes a 24-byte functor"):
+        lib["pyk_saxpy"].for_(n, np.zeros(1, dtype=[("a", "f8")])[0])
 
 
 def test_for_saxpy(lib, session):

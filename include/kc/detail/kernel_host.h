@@ -247,16 +247,17 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   }
 }
 
-/* Handle + constructor of kernel `name`.  `reducer` is a kc_reducer
- * compound literal. */
-#define KC__REGISTER(kname, kind_, fn, reducer_)                               \
-  KC__REGISTER_EX(kname, kind_, fn, reducer_, 1, KC__AFTER_NONE)
+/* Handle + constructor of kernel `name` over functors of type `ftype_`
+ * (their size is registered: a launch with another size is refused).
+ * `reducer` is a kc_reducer compound literal. */
+#define KC__REGISTER(kname, ftype_, kind_, fn, reducer_)                       \
+  KC__REGISTER_EX(kname, ftype_, kind_, fn, reducer_, 1, KC__AFTER_NONE)
 
 /* The general form: `rank_` for MD kernels, and `after(kname)`, statements
  * run once the kernel is registered (team kernels attach their scratch
  * function there). */
 #define KC__AFTER_NONE(kname)
-#define KC__REGISTER_EX(kname, kind_, fn, reducer_, rank_, after)              \
+#define KC__REGISTER_EX(kname, ftype_, kind_, fn, reducer_, rank_, after)      \
   extern KC__WEAK kc_kernel *kc__handle_##kname;                               \
   KC__HIDDEN kc_kernel *kc__handle_##kname = NULL;                             \
   kc_kernel *kc__kernel_##kname = NULL;                                        \
@@ -268,7 +269,8 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
                                   .rank = (rank_),                             \
                                   .host = (void (*)(void))(fn),                \
                                   KC__PTX_FIELDS(kname).reducer = reducer_,    \
-                                  .signature = NULL};                          \
+                                  .signature = NULL,                           \
+                                  .functor_size = sizeof(ftype_)};             \
     kc__host_register(&kc__d, &kc__handle_##kname, &kc__kernel_##kname,        \
                       __FILE__);                                               \
     after(kname)                                                               \
@@ -308,7 +310,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 
 #define KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, op, hint, ...)       \
   KC__REDUCE_FN(name, ftype, f, i, vtype, acc, hint, __VA_ARGS__)              \
-  KC__REGISTER(name, KC_KERNEL_REDUCE, kc__host_##name,                        \
+  KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__BUILTIN_REDUCER(op, vtype))
 
 /* ------------------------------------------------------- public macros */
@@ -328,7 +330,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
     (void)kc__chunk_##name((const ftype *)kc__functor, kc__b, kc__e);          \
   }                                                                            \
   KC__FN_END                                                                   \
-  KC__REGISTER(name, KC_KERNEL_FOR, kc__host_##name, KC__NO_REDUCER)
+  KC__REGISTER(name, ftype, KC_KERNEL_FOR, kc__host_##name, KC__NO_REDUCER)
 
 #define KC_REDUCE_SUM(name, ftype, f, i, vtype, acc, ...)                      \
   KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_SUM, SUM,        \
@@ -351,12 +353,12 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
  * keeps the smallest index among ties. */
 #define KC_REDUCE_MINLOC(name, ftype, f, i, vtype, acc, ...)                   \
   KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, NONE, __VA_ARGS__)    \
-  KC__REGISTER(name, KC_KERNEL_REDUCE, kc__host_##name,                        \
+  KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__BUILTIN_REDUCER(KC_REDUCE_MINLOC, vtype))
 
 #define KC_REDUCE_MAXLOC(name, ftype, f, i, vtype, acc, ...)                   \
   KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, NONE, __VA_ARGS__)    \
-  KC__REGISTER(name, KC_KERNEL_REDUCE, kc__host_##name,                        \
+  KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__BUILTIN_REDUCER(KC_REDUCE_MAXLOC, vtype))
 
 /* Custom reducers.  Each macro is followed by the function body in braces;
@@ -380,7 +382,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 
 #define KC_REDUCE_CUSTOM(name, ftype, f, i, rname, vtype, acc, ...)            \
   KC__REDUCE_FN(name, ftype, f, i, vtype, acc, NONE, __VA_ARGS__)              \
-  KC__REGISTER(name, KC_KERNEL_REDUCE, kc__host_##name,                        \
+  KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__CUSTOM_REDUCER(rname, vtype))
 
 /* Scans: kc calls the host function twice per chunk, with final = 0 to
@@ -408,12 +410,12 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 
 #define KC_SCAN(name, ftype, f, i, vtype, acc, final, ...)                     \
   KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, __VA_ARGS__)               \
-  KC__REGISTER(name, KC_KERNEL_SCAN, kc__host_##name,                          \
+  KC__REGISTER(name, ftype, KC_KERNEL_SCAN, kc__host_##name,                   \
                KC__BUILTIN_REDUCER(KC_REDUCE_SUM, vtype))
 
 #define KC_SCAN_CUSTOM(name, ftype, f, i, rname, vtype, acc, final, ...)       \
   KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, __VA_ARGS__)               \
-  KC__REGISTER(name, KC_KERNEL_SCAN, kc__host_##name,                          \
+  KC__REGISTER(name, ftype, KC_KERNEL_SCAN, kc__host_##name,                   \
                KC__CUSTOM_REDUCER(rname, vtype))
 
 /* -------------------------------------------------- multi-dimensional */
@@ -527,12 +529,12 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 
 #define KC_MDFOR(name, ftype, f, idx, ...)                                     \
   KC__MDFOR_FN(name, ftype, f, idx, __VA_ARGS__)                               \
-  KC__REGISTER_EX(name, KC_KERNEL_MDFOR, kc__host_##name, KC__NO_REDUCER,      \
-                  KC__RANK(idx), KC__AFTER_NONE)
+  KC__REGISTER_EX(name, ftype, KC_KERNEL_MDFOR, kc__host_##name,               \
+                  KC__NO_REDUCER, KC__RANK(idx), KC__AFTER_NONE)
 
 #define KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, op, hint, ...)   \
   KC__MDREDUCE_FN(name, ftype, f, idx, vtype, acc, hint, __VA_ARGS__)          \
-  KC__REGISTER_EX(name, KC_KERNEL_MDREDUCE, kc__host_##name,                   \
+  KC__REGISTER_EX(name, ftype, KC_KERNEL_MDREDUCE, kc__host_##name,            \
                   KC__BUILTIN_REDUCER(op, vtype), KC__RANK(idx),               \
                   KC__AFTER_NONE)
 
@@ -550,7 +552,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
                        __VA_ARGS__)
 #define KC_MDREDUCE_CUSTOM(name, ftype, f, idx, rname, vtype, acc, ...)        \
   KC__MDREDUCE_FN(name, ftype, f, idx, vtype, acc, NONE, __VA_ARGS__)          \
-  KC__REGISTER_EX(name, KC_KERNEL_MDREDUCE, kc__host_##name,                   \
+  KC__REGISTER_EX(name, ftype, KC_KERNEL_MDREDUCE, kc__host_##name,            \
                   KC__CUSTOM_REDUCER(rname, vtype), KC__RANK(idx),             \
                   KC__AFTER_NONE)
 
@@ -641,8 +643,8 @@ typedef struct kc__team_noacc {
   }                                                                            \
   KC__FN_END                                                                   \
   KC__TEAM_SCRATCH_DECL(name)                                                  \
-  KC__REGISTER_EX(name, KC_KERNEL_TEAM, kc__host_##name, KC__NO_REDUCER, 1,    \
-                  KC__AFTER_TEAM)
+  KC__REGISTER_EX(name, ftype, KC_KERNEL_TEAM, kc__host_##name,                \
+                  KC__NO_REDUCER, 1, KC__AFTER_TEAM)
 
 #define KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc, reducer, ...)        \
   KC__TEAM_FN(name, ftype, f, team, vtype, acc, __VA_ARGS__)                   \
@@ -653,8 +655,8 @@ typedef struct kc__team_noacc {
   }                                                                            \
   KC__FN_END                                                                   \
   KC__TEAM_SCRATCH_DECL(name)                                                  \
-  KC__REGISTER_EX(name, KC_KERNEL_TEAM_REDUCE, kc__host_##name, reducer, 1,    \
-                  KC__AFTER_TEAM)
+  KC__REGISTER_EX(name, ftype, KC_KERNEL_TEAM_REDUCE, kc__host_##name,         \
+                  reducer, 1, KC__AFTER_TEAM)
 
 #define KC_TEAM_REDUCE_SUM(name, ftype, f, team, vtype, acc, ...)              \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
@@ -844,7 +846,7 @@ KC_API void *kc__chunk_buffer(int slot, size_t bytes);
     (void)kc__chunk_##name((const ftype *)kc__functor, kc__b, kc__e);          \
   }                                                                            \
   KC__FN_END                                                                   \
-  KC__REGISTER(name, KC_KERNEL_FOR, kc__host_##name, KC__NO_REDUCER)
+  KC__REGISTER(name, ftype, KC_KERNEL_FOR, kc__host_##name, KC__NO_REDUCER)
 
 #define KC_CHUNK_BUFFER(type, name)                                            \
   type *restrict const name =                                                  \
