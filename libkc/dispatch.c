@@ -91,6 +91,7 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
     int qrc = kc__queue_check(p->queue, fn);
     if (qrc < 0)
       return qrc;
+    l->queue = kc__queue_backend(p->queue);
   }
   /* kc_launch_policy is kc_policy's 1.0 prefix (tests/t-abi.c). */
   memcpy(&l->policy, p, sizeof l->policy);

@@ -262,10 +262,14 @@ int kc__out_check(const char *fn, const char *what, const void *p,
 int kc__memory_room(const void *p, kc_space *space, size_t *room, char *label,
                     size_t cap) KC__HIDDEN;
 /* kc_memcpy (async 0) / kc_memcpy_async (1) and kc_memset, their errors
- * naming `fn` (kc_memcpy_on, kc_memset_on). */
-int kc__memcpy(const char *fn, void *dst, const void *src, size_t bytes,
-               int async) KC__HIDDEN;
-int kc__memset(const char *fn, void *p, int value, size_t bytes) KC__HIDDEN;
+ * naming `fn` (kc_memcpy_on, kc_memset_on); on the backend's queue `bq`
+ * (queue slots; asynchronous) when it is not NULL. */
+int kc__memcpy(const char *fn, void *bq, void *dst, const void *src,
+               size_t bytes, int async) KC__HIDDEN;
+int kc__memset(const char *fn, void *bq, void *p, int value,
+               size_t bytes) KC__HIDDEN;
+/* The backend's handle of queue q (NULL: default queue, or no slots). */
+void *kc__queue_backend(const struct kc_queue *q) KC__HIDDEN;
 
 /* ------------------------------------------------------------ kernels */
 

@@ -563,6 +563,26 @@ static int check_file(const char *path, checked *c) {
                      "all set or all NULL",
                      path);
   }
+  int nq = KC__OPS_HAS(ops, queue_create) + KC__OPS_HAS(ops, queue_destroy) +
+           KC__OPS_HAS(ops, queue_fence) + KC__OPS_HAS(ops, event_create) +
+           KC__OPS_HAS(ops, event_destroy) + KC__OPS_HAS(ops, event_record) +
+           KC__OPS_HAS(ops, event_wait) + KC__OPS_HAS(ops, event_synchronize) +
+           KC__OPS_HAS(ops, event_query) + KC__OPS_HAS(ops, event_elapsed) +
+           KC__OPS_HAS(ops, mem_copy_on) + KC__OPS_HAS(ops, mem_set_on);
+  if (nq != 0 && nq != 12) {
+    dlclose(h);
+    return kc__error(KC_EPLUGIN,
+                     "%s: the twelve queue and event slots (queue_create ... "
+                     "mem_set_on) must be all set or all NULL; %d are set",
+                     path, nq);
+  }
+  if (nq && nmem == 0) {
+    dlclose(h);
+    return kc__error(KC_EPLUGIN,
+                     "%s: queue slots need the memory slots (mem_copy_on and "
+                     "mem_set_on act on the plugin's memory)",
+                     path);
+  }
   /* From here on the plugin's code has run: it is never unloaded. */
   int nd = 0;
   kc__error(0, "%s", "");

@@ -355,9 +355,12 @@ static int classify(const char *fn, const char *what, const void *p,
 }
 
 /* Copies [src, src + bytes) to dst through the backend; rt.lock held. */
-static int copy_locked(void *dst, kc_space ds, const void *src, kc_space ss,
-                       size_t bytes, int async) {
+static int copy_locked(void *bq, void *dst, kc_space ds, const void *src,
+                       kc_space ss, size_t bytes, int async) {
   const kc_backend_ops *ops = kc__rt.ops;
+  if (bq) /* a backend queue: the queue slots exist (queue.c) */
+    return KC__SLOT(
+        ops->mem_copy_on(kc__rt.state, bq, dst, ds, src, ss, bytes));
   if (backend_has_memory())
     return KC__SLOT(
         ops->mem_copy(kc__rt.state, dst, ds, src, ss, bytes, async));
@@ -371,7 +374,7 @@ static int copy_locked(void *dst, kc_space ds, const void *src, kc_space ss,
   return rc;
 }
 
-static int copy_entered(const char *fn, void *dst, const void *src,
+static int copy_entered(const char *fn, void *bq, void *dst, const void *src,
                         size_t bytes, int async) {
   kc_space ds, ss;
   char dl[256], sl[256];
@@ -386,15 +389,15 @@ static int copy_entered(const char *fn, void *dst, const void *src,
   if (kc__unlikely(kc__tools_active))
     kc__tools_begin_deep_copy(ds, dl, dst, ss, sl, src, bytes);
   pthread_mutex_lock(&kc__rt.lock);
-  rc = copy_locked(dst, ds, src, ss, bytes, async);
+  rc = copy_locked(bq, dst, ds, src, ss, bytes, async);
   pthread_mutex_unlock(&kc__rt.lock);
   if (kc__unlikely(kc__tools_active))
     kc__tools_end_deep_copy();
   return rc;
 }
 
-static int copy(const char *fn, void *dst, const void *src, size_t bytes,
-                int async) {
+static int copy(const char *fn, void *bq, void *dst, const void *src,
+                size_t bytes, int async) {
   if (bytes == 0)
     return 0;
   if (!dst || !src)
@@ -403,20 +406,20 @@ static int copy(const char *fn, void *dst, const void *src, size_t bytes,
   int rc = kc__enter(fn);
   if (rc < 0)
     return rc;
-  rc = copy_entered(fn, dst, src, bytes, async);
+  rc = copy_entered(fn, bq, dst, src, bytes, async);
   kc__leave();
   return rc;
 }
 
 int kc_memcpy(void *dst, const void *src, size_t bytes) {
-  return copy("kc_memcpy", dst, src, bytes, 0);
+  return copy("kc_memcpy", NULL, dst, src, bytes, 0);
 }
 
 int kc_memcpy_async(void *dst, const void *src, size_t bytes) {
-  return copy("kc_memcpy_async", dst, src, bytes, 1);
+  return copy("kc_memcpy_async", NULL, dst, src, bytes, 1);
 }
 
-int kc__memset(const char *fn, void *p, int value, size_t bytes) {
+int kc__memset(const char *fn, void *bq, void *p, int value, size_t bytes) {
   if (bytes == 0)
     return 0;
   if (!p)
@@ -433,7 +436,9 @@ int kc__memset(const char *fn, void *p, int value, size_t bytes) {
   if (rc == 0) {
     const kc_backend_ops *ops = kc__rt.ops;
     pthread_mutex_lock(&kc__rt.lock);
-    if (backend_has_memory()) {
+    if (bq) {
+      rc = KC__SLOT(ops->mem_set_on(kc__rt.state, bq, p, space, value, bytes));
+    } else if (backend_has_memory()) {
       rc = KC__SLOT(ops->mem_set(kc__rt.state, p, space, value, bytes));
     } else {
       if (KC__OPS_HAS(ops, fence))
@@ -448,12 +453,12 @@ int kc__memset(const char *fn, void *p, int value, size_t bytes) {
 }
 
 int kc_memset(void *p, int value, size_t bytes) {
-  return kc__memset("kc_memset", p, value, bytes);
+  return kc__memset("kc_memset", NULL, p, value, bytes);
 }
 
-int kc__memcpy(const char *fn, void *dst, const void *src, size_t bytes,
-               int async) {
-  return copy(fn, dst, src, bytes, async);
+int kc__memcpy(const char *fn, void *bq, void *dst, const void *src,
+               size_t bytes, int async) {
+  return copy(fn, bq, dst, src, bytes, async);
 }
 
 void kc__memory_release_all(void) {

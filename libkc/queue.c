@@ -1,17 +1,23 @@
 /* libkc — queues and events.
  *
- * No backend has queue slots yet, so the core runs every queue on the
- * default one: a queue is a core object naming a device, its launches and
- * copies go to the backend in the calling thread in submission order, and
- * the backend's own ordering (in order on its default stream) keeps each
- * queue in order.  Over-waiting is correct: a queue fence and an event
- * record fence the whole backend (a no-op on host backends, whose work is
- * complete when its call returns), so every recorded event is complete
- * and waiting for one costs nothing.
+ * A backend with the ABI 1.1 queue slots (backend.h) runs each kc_queue on
+ * a queue of its own: the core keeps a handle per queue and per event and
+ * passes the plugin's handle down (kc_launch.queue, mem_copy_on, ...).
+ *
+ * A backend without them (every host backend, any 1.0 plugin) runs every
+ * queue on its default one: a queue is a core object naming a device, its
+ * launches and copies go to the backend in the calling thread in
+ * submission order, and the backend's own ordering (in order on its
+ * default stream) keeps each queue in order.  Over-waiting is correct
+ * there: a queue fence and an event record fence the whole backend (a
+ * no-op on host backends, whose work is complete when its call returns),
+ * so every recorded event is complete and waiting for one costs nothing.
  *
  * Handles are never freed while the process lives: a destroyed queue or
  * event keeps its memory (on a free list, for reuse) with its magic
- * cleared, so using it again is KC_EINVAL and never a crash. */
+ * cleared, so using it again is KC_EINVAL and never a crash.  The plugin's
+ * handles are released with them (queue_destroy, event_destroy), and at
+ * the last kc_finalize for those still alive. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,18 +28,22 @@
 
 #define QUEUE_MAGIC 0x6b637175u /* "kcqu" */
 #define EVENT_MAGIC 0x6b636576u /* "kcev" */
+#define QUEUE_DYING 1u          /* being destroyed: neither live nor free */
+#define EVENT_DYING 1u
 
 struct kc_queue {
   _Atomic unsigned magic;
   int device;
   unsigned instance; /* 1, 2, ...: the Kokkos Tools instance number */
+  void *bq;          /* the backend's queue (queue slots), or NULL */
   kc_queue *next;    /* all queues ever made (live or on the free list) */
 };
 
 struct kc_event {
   _Atomic unsigned magic;
   int recorded;
-  double t_ms; /* CLOCK_MONOTONIC when recorded, the queue's work done */
+  double t_ms; /* no queue slots: CLOCK_MONOTONIC when recorded */
+  void *be;    /* the backend's event (queue slots), or NULL */
   kc_event *next;
 };
 
@@ -70,6 +80,14 @@ static int queue_arg(const kc_queue *q, const char *fn) {
   return q ? kc__queue_check(q, fn) : 0;
 }
 
+/* Whether the backend runs queues itself (all twelve slots: the loader
+ * checked). */
+static inline int slots(void) {
+  return kc__rt.ops && KC__OPS_HAS(kc__rt.ops, queue_create);
+}
+
+void *kc__queue_backend(const kc_queue *q) { return q ? q->bq : NULL; }
+
 /* Waits for the backend's work (every queue's): what a queue fence and an
  * event record need while queues share the default one. */
 static int backend_fence(void) {
@@ -103,6 +121,14 @@ kc_policy kc_policy_on(kc_policy p, kc_queue *q) {
   return p;
 }
 
+/* The backend's queue or event slot `call`, under the runtime lock. */
+#define BACKEND(call)                                                          \
+  do {                                                                         \
+    pthread_mutex_lock(&kc__rt.lock);                                          \
+    call;                                                                      \
+    pthread_mutex_unlock(&kc__rt.lock);                                        \
+  } while (0)
+
 int kc_queue_create(kc_queue **out, int device) {
   if (!out)
     return kc__error(KC_EINVAL, "kc_queue_create: out is NULL");
@@ -111,10 +137,13 @@ int kc_queue_create(kc_queue **out, int device) {
   if (rc < 0)
     return rc;
   rc = device_arg(device, "kc_queue_create");
+  void *bq = NULL;
+  if (rc == 0 && slots())
+    BACKEND(rc = KC__SLOT(kc__rt.ops->queue_create(kc__rt.state, device, &bq)));
   if (rc == 0) {
     pthread_mutex_lock(&qlock);
     kc_queue *q = queues;
-    while (q && q->magic == QUEUE_MAGIC)
+    while (q && q->magic != 0)
       q = q->next;
     if (!q && (q = calloc(1, sizeof *q)) != NULL) {
       q->next = queues;
@@ -123,30 +152,38 @@ int kc_queue_create(kc_queue **out, int device) {
     if (q) {
       q->device = device;
       q->instance = ++next_instance;
+      q->bq = bq;
       q->magic = QUEUE_MAGIC;
       *out = q;
     }
-    int say = q && said_gen != kc__rt.gen;
+    int say = q && !bq && said_gen != kc__rt.gen;
     if (say)
       said_gen = kc__rt.gen;
     pthread_mutex_unlock(&qlock);
-    if (!q)
+    if (!q) {
+      if (bq)
+        BACKEND(KC__SLOT_VOID(kc__rt.ops->queue_destroy(kc__rt.state, bq)));
       rc = kc__error(KC_ENOMEM, "kc_queue_create: out of memory");
-    else if (say)
+    } else if (say) {
       kc__verbose("backend '%s' has no queue slots: every queue runs on the "
                   "default one, in order",
                   kc__rt.name);
+    }
   }
   kc__leave();
   return rc;
 }
 
-/* The fence of kc_queue_fence and kc_queue_destroy, inside kc__enter. */
-static int queue_fence_entered(void) {
+/* The fence of kc_queue_fence and kc_queue_destroy, inside kc__enter:
+ * the backend's queue fence (without the runtime lock: backend.h), or
+ * the whole backend's. */
+static int queue_fence_entered(const kc_queue *q) {
   uint64_t fid = 0;
   if (kc__unlikely(kc__tools_active))
     kc__tools_begin_fence("kc_queue_fence", &fid);
-  int rc = backend_fence();
+  int rc = slots() ? KC__SLOT(kc__rt.ops->queue_fence(kc__rt.state,
+                                                      kc__queue_backend(q)))
+                   : backend_fence();
   if (kc__unlikely(kc__tools_active))
     kc__tools_end_fence(fid);
   return rc;
@@ -159,7 +196,7 @@ int kc_queue_fence(kc_queue *q) {
   rc = kc__enter("kc_queue_fence");
   if (rc < 0)
     return rc;
-  rc = queue_fence_entered();
+  rc = queue_fence_entered(q);
   kc__leave();
   return rc;
 }
@@ -177,12 +214,18 @@ int kc_queue_destroy(kc_queue *q) {
   rc = kc__enter("kc_queue_destroy");
   if (rc < 0)
     return rc;
-  rc = queue_fence_entered();
-  kc__leave();
+  rc = queue_fence_entered(q);
   unsigned live = QUEUE_MAGIC;
-  if (!atomic_compare_exchange_strong(&q->magic, &live, 0u))
+  if (!atomic_compare_exchange_strong(&q->magic, &live, QUEUE_DYING)) {
+    kc__leave();
     return kc__error(KC_EINVAL, "kc_queue_destroy: %p is not a live kc queue",
                      (void *)q);
+  }
+  if (q->bq)
+    BACKEND(KC__SLOT_VOID(kc__rt.ops->queue_destroy(kc__rt.state, q->bq)));
+  q->bq = NULL;
+  atomic_store(&q->magic, 0u);
+  kc__leave();
   return rc;
 }
 
@@ -201,14 +244,25 @@ int kc_queue_device(kc_queue *q, int *device) {
   return 0;
 }
 
+/* The last kc_finalize, runtime lock held, after the fence: queues and
+ * events still alive die, with their backend handles. */
 void kc__queues_release(void) {
+  const kc_backend_ops *ops = kc__rt.ops;
   pthread_mutex_lock(&qlock);
   unsigned n = 0;
-  for (kc_queue *q = queues; q; q = q->next)
+  for (kc_queue *q = queues; q; q = q->next) {
     if (atomic_exchange(&q->magic, 0u) == QUEUE_MAGIC)
       n++;
-  for (kc_event *e = events; e; e = e->next)
+    if (q->bq)
+      KC__SLOT_VOID(ops->queue_destroy(kc__rt.state, q->bq));
+    q->bq = NULL;
+  }
+  for (kc_event *e = events; e; e = e->next) {
     atomic_store(&e->magic, 0u);
+    if (e->be)
+      KC__SLOT_VOID(ops->event_destroy(kc__rt.state, e->be));
+    e->be = NULL;
+  }
   next_instance = 0;
   pthread_mutex_unlock(&qlock);
   if (n)
@@ -217,47 +271,77 @@ void kc__queues_release(void) {
 
 int kc_memcpy_on(kc_queue *q, void *dst, const void *src, size_t bytes) {
   int rc = queue_arg(q, "kc_memcpy_on");
-  return rc < 0 ? rc : kc__memcpy("kc_memcpy_on", dst, src, bytes, 1);
+  return rc < 0 ? rc
+                : kc__memcpy("kc_memcpy_on", kc__queue_backend(q), dst, src,
+                             bytes, 1);
 }
 
 int kc_memset_on(kc_queue *q, void *p, int value, size_t bytes) {
   int rc = queue_arg(q, "kc_memset_on");
-  return rc < 0 ? rc : kc__memset("kc_memset_on", p, value, bytes);
+  return rc < 0 ? rc
+                : kc__memset("kc_memset_on", kc__queue_backend(q), p, value,
+                             bytes);
 }
 
 int kc_event_create(kc_event **out) {
   if (!out)
     return kc__error(KC_EINVAL, "kc_event_create: out is NULL");
   *out = NULL;
-  KC__CHECK_INIT("kc_event_create");
-  pthread_mutex_lock(&qlock);
-  kc_event *e = events;
-  while (e && e->magic == EVENT_MAGIC)
-    e = e->next;
-  if (!e && (e = calloc(1, sizeof *e)) != NULL) {
-    e->next = events;
-    events = e;
+  int rc = kc__enter("kc_event_create");
+  if (rc < 0)
+    return rc;
+  void *be = NULL;
+  if (slots())
+    BACKEND(rc = KC__SLOT(kc__rt.ops->event_create(kc__rt.state, &be)));
+  kc_event *e = NULL;
+  if (rc == 0) {
+    pthread_mutex_lock(&qlock);
+    e = events;
+    while (e && e->magic != 0)
+      e = e->next;
+    if (!e && (e = calloc(1, sizeof *e)) != NULL) {
+      e->next = events;
+      events = e;
+    }
+    if (e) {
+      e->recorded = 0;
+      e->t_ms = 0;
+      e->be = be;
+      e->magic = EVENT_MAGIC;
+    }
+    pthread_mutex_unlock(&qlock);
+    if (!e) {
+      if (be)
+        BACKEND(KC__SLOT_VOID(kc__rt.ops->event_destroy(kc__rt.state, be)));
+      rc = kc__error(KC_ENOMEM, "kc_event_create: out of memory");
+    }
   }
-  if (e) {
-    e->recorded = 0;
-    e->t_ms = 0;
-    e->magic = EVENT_MAGIC;
-  }
-  pthread_mutex_unlock(&qlock);
-  if (!e)
-    return kc__error(KC_ENOMEM, "kc_event_create: out of memory");
-  *out = e;
-  return 0;
+  kc__leave();
+  if (rc == 0)
+    *out = e;
+  return rc;
 }
 
 int kc_event_destroy(kc_event *e) {
   int rc = event_check(e, "kc_event_destroy");
   if (rc < 0)
     return rc;
+  void *be = e->be;
+  if (be && (rc = kc__enter("kc_event_destroy")) < 0)
+    return rc;
   unsigned live = EVENT_MAGIC;
-  if (!atomic_compare_exchange_strong(&e->magic, &live, 0u))
+  if (!atomic_compare_exchange_strong(&e->magic, &live, EVENT_DYING)) {
+    if (be)
+      kc__leave();
     return kc__error(KC_EINVAL, "kc_event_destroy: %p is not a live kc event",
                      (void *)e);
+  }
+  if (be) {
+    BACKEND(KC__SLOT_VOID(kc__rt.ops->event_destroy(kc__rt.state, be)));
+    e->be = NULL;
+    kc__leave();
+  }
+  atomic_store(&e->magic, 0u);
   return 0;
 }
 
@@ -270,11 +354,15 @@ int kc_event_record(kc_event *e, kc_queue *q) {
   rc = kc__enter("kc_event_record");
   if (rc < 0)
     return rc;
-  rc = backend_fence();
-  if (rc == 0) {
+  if (e->be) {
+    BACKEND(rc = KC__SLOT(kc__rt.ops->event_record(kc__rt.state, e->be,
+                                                   kc__queue_backend(q))));
+  } else {
+    rc = backend_fence();
     e->t_ms = now_ms();
-    e->recorded = 1;
   }
+  if (rc == 0)
+    e->recorded = 1;
   kc__leave();
   return rc;
 }
@@ -285,9 +373,16 @@ int kc_event_wait(kc_queue *q, kc_event *e) {
     rc = queue_arg(q, "kc_event_wait");
   if (rc < 0)
     return rc;
-  /* Recorded events are complete (kc_event_record fenced). */
   KC__CHECK_INIT("kc_event_wait");
-  return 0;
+  if (!e->be) /* recorded events are complete (kc_event_record fenced) */
+    return 0;
+  rc = kc__enter("kc_event_wait");
+  if (rc < 0)
+    return rc;
+  BACKEND(rc = KC__SLOT(kc__rt.ops->event_wait(kc__rt.state,
+                                               kc__queue_backend(q), e->be)));
+  kc__leave();
+  return rc;
 }
 
 int kc_event_synchronize(kc_event *e) {
@@ -295,7 +390,15 @@ int kc_event_synchronize(kc_event *e) {
   if (rc < 0)
     return rc;
   KC__CHECK_INIT("kc_event_synchronize");
-  return 0;
+  if (!e->be)
+    return 0;
+  rc = kc__enter("kc_event_synchronize");
+  if (rc < 0)
+    return rc;
+  /* Without the runtime lock (backend.h): other threads submit meanwhile. */
+  rc = KC__SLOT(kc__rt.ops->event_synchronize(kc__rt.state, e->be));
+  kc__leave();
+  return rc;
 }
 
 int kc_event_query(kc_event *e) {
@@ -303,7 +406,14 @@ int kc_event_query(kc_event *e) {
   if (rc < 0)
     return rc;
   KC__CHECK_INIT("kc_event_query");
-  return 1;
+  if (!e->be)
+    return 1;
+  rc = kc__enter("kc_event_query");
+  if (rc < 0)
+    return rc;
+  BACKEND(rc = KC__SLOT(kc__rt.ops->event_query(kc__rt.state, e->be)));
+  kc__leave();
+  return rc;
 }
 
 int kc_event_elapsed(kc_event *start, kc_event *end, double *ms) {
@@ -319,8 +429,17 @@ int kc_event_elapsed(kc_event *start, kc_event *end, double *ms) {
                      "kc_event_elapsed: the %s event was never "
                      "recorded",
                      start->recorded ? "end" : "start");
-  *ms = end->t_ms - start->t_ms;
-  return 0;
+  if (!start->be || !end->be) {
+    *ms = end->t_ms - start->t_ms;
+    return 0;
+  }
+  rc = kc__enter("kc_event_elapsed");
+  if (rc < 0)
+    return rc;
+  BACKEND(rc = KC__SLOT(
+              kc__rt.ops->event_elapsed(kc__rt.state, start->be, end->be, ms)));
+  kc__leave();
+  return rc;
 }
 
 int kc_malloc_on(void **out, size_t bytes, kc_space space, int device,

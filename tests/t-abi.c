@@ -33,7 +33,7 @@ static int lp64_x86;
 #define BEFORE(T, a, b) KC_CHECK_LT_INT(offsetof(T, a), offsetof(T, b))
 
 static void test_layouts(void) {
-  SIZE(struct kc_backend_ops, 144);
+  SIZE(struct kc_backend_ops, 240); /* 144 in ABI 1.0 */
   OFF(struct kc_backend_ops, abi_major, 0);
   OFF(struct kc_backend_ops, abi_minor, 4);
   OFF(struct kc_backend_ops, struct_size, 8);
@@ -53,6 +53,19 @@ static void test_layouts(void) {
   OFF(struct kc_backend_ops, kernel_prepare, 120);
   OFF(struct kc_backend_ops, kernel_release, 128);
   OFF(struct kc_backend_ops, launch, 136);
+  /* ABI 1.1 */
+  OFF(struct kc_backend_ops, queue_create, 144);
+  OFF(struct kc_backend_ops, queue_destroy, 152);
+  OFF(struct kc_backend_ops, queue_fence, 160);
+  OFF(struct kc_backend_ops, event_create, 168);
+  OFF(struct kc_backend_ops, event_destroy, 176);
+  OFF(struct kc_backend_ops, event_record, 184);
+  OFF(struct kc_backend_ops, event_wait, 192);
+  OFF(struct kc_backend_ops, event_synchronize, 200);
+  OFF(struct kc_backend_ops, event_query, 208);
+  OFF(struct kc_backend_ops, event_elapsed, 216);
+  OFF(struct kc_backend_ops, mem_copy_on, 224);
+  OFF(struct kc_backend_ops, mem_set_on, 232);
   SIZE(kc_launch, 296);
   OFF(kc_launch, label, 0);
   OFF(kc_launch, kernel, 8);

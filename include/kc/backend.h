@@ -74,7 +74,7 @@ extern "C" {
 #endif
 
 #define KC_BACKEND_ABI_MAJOR 1
-#define KC_BACKEND_ABI_MINOR 0
+#define KC_BACKEND_ABI_MINOR 1
 
 /* What the core tells a backend at init. */
 typedef struct kc_backend_config {
@@ -139,9 +139,9 @@ typedef struct kc_launch {
   int nargs;             /* CALL */
   void *const *args;     /* CALL */
   /* Appended after the 1.0 fields (a 1.0 plugin never reads it): the
-   * queue the launch goes to as the plugin knows it.  The core runs every
-   * kc_queue on the backend's default one, in order, and passes NULL (the
-   * default queue) on every backend. */
+   * queue the launch goes to, as the plugin's queue_create returned it
+   * (ABI 1.1); NULL for the default queue, and always NULL on a backend
+   * without queue slots. */
   void *queue;
 } kc_launch;
 
@@ -329,6 +329,64 @@ typedef struct kc_backend_ops {
    *    cannot give, KC_EDEVICE for device failures.
    *  - Required. */
   int (*launch)(void *state, const kc_launch *l);
+
+  /* ---- ABI 1.1: queues and events (doc/queues.md) ----
+   * The twelve slots below are all set or all NULL (the loader refuses a
+   * plugin with some of them).  All NULL, or a 1.0 plugin (its struct_size
+   * ends before them): the core runs every kc_queue on the backend's
+   * default queue, in order, fences the whole backend for a queue fence or
+   * an event record, and kc_launch.queue is always NULL.
+   *
+   * A queue is the plugin's handle (void *) for an in-order stream of work
+   * on one device; NULL everywhere means the default queue, the one every
+   * call without a queue uses (launch, mem_copy, mem_set).  An event marks
+   * a point in a queue.  Unless a slot says otherwise it is called under
+   * the runtime lock on the caller's thread, like the 1.0 slots.
+   *
+   * queue_create: a new queue on `device` (below the device count probe
+   *  reported; the core refuses other devices before the call).  Called
+   *  by kc_queue_create.  Returns 0 with *queue set, or KC_ENOMEM /
+   *  KC_ENOTSUP (a device it cannot drive from this init) with a detail.
+   * queue_destroy: frees a queue after its work completed (the core has
+   *  called queue_fence).  Called by kc_queue_destroy and, for queues still
+   *  alive, by the last kc_finalize before the memory is freed.  Must not
+   *  fail.
+   * queue_fence: waits for the work submitted to `queue` (NULL: the
+   *  default queue only); returns the first error of that work.  Called by
+   *  kc_queue_fence and kc_queue_destroy WITHOUT the runtime lock, so that
+   *  other threads keep submitting while it waits: it may run concurrently
+   *  with any slot but finalize and must be thread safe against them.  The
+   *  fence slot (kc_fence) must wait for every queue.
+   * event_create / event_destroy: an event handle (created complete) and
+   *  its release; event_destroy must not fail and does not wait.
+   * event_record: marks the end of the work submitted to `queue` so far.
+   * event_wait: makes `queue`'s later work wait for the event, without
+   *  blocking the caller.
+   * event_synchronize: blocks until the event has completed.  Called
+   *  WITHOUT the runtime lock, as queue_fence.
+   * event_query: 1 when complete (or never recorded), 0 if not yet, or a
+   *  KC_E code; never blocks.
+   * event_elapsed: milliseconds between two recorded, completed events.
+   * mem_copy_on / mem_set_on: mem_copy (async = 1) and mem_set on `queue`,
+   *  ordered after the queue's earlier work, complete at the queue's next
+   *  fence or at an event recorded after them.
+   * launch: l->queue is the queue's handle (NULL: default queue).  A
+   *  reduction to a host variable (result_async == 0) waits for its own
+   *  queue only. */
+  int (*queue_create)(void *state, int device, void **queue);
+  void (*queue_destroy)(void *state, void *queue);
+  int (*queue_fence)(void *state, void *queue);
+  int (*event_create)(void *state, void **event);
+  void (*event_destroy)(void *state, void *event);
+  int (*event_record)(void *state, void *event, void *queue);
+  int (*event_wait)(void *state, void *queue, void *event);
+  int (*event_synchronize)(void *state, void *event);
+  int (*event_query)(void *state, void *event);
+  int (*event_elapsed)(void *state, void *start, void *end, double *ms);
+  int (*mem_copy_on)(void *state, void *queue, void *dst, kc_space dst_space,
+                     const void *src, kc_space src_space, size_t bytes);
+  int (*mem_set_on)(void *state, void *queue, void *p, kc_space space,
+                    int value, size_t bytes);
 } kc_backend_ops;
 
 /* ------------------------------------------------ helpers for plugins */

@@ -17,6 +17,9 @@
 # per test; writes the logs and a test-suite.log in automake's format to
 # $KC_SUITE_OUTDIR (default: ./kc-suite); the build tree's own
 # tests/test-suite.log is left as it was.  Exit status 0 if none failed.
+# KC_SUITE_BUILD=no skips building the test programs (they are built);
+# KC_SUITE_SCRIPTS=no runs the test programs only, not the scripts (the
+# examples, MPI and Fortran runs).
 set -u
 
 if test $# -lt 1 || test $# -gt 3; then
@@ -49,20 +52,23 @@ mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
 # Build the suite's programs without running them.  `make check TESTS=`
 # would still rewrite the build tree's tests/test-suite.log (as an empty
 # run's summary): that log goes to $out instead.
-echo "building kc's test programs in $build/tests ..."
-make -C "$build/tests" check TESTS= TEST_SUITE_LOG="$out/build-test-suite.log" \
-  >"$out/build.log" 2>&1 || {
-  echo "building the tests failed; see $out/build.log" >&2
-  tail -n 20 "$out/build.log" >&2
-  exit 1
-}
+if test "${KC_SUITE_BUILD:-yes}" != no; then
+  echo "building kc's test programs in $build/tests ..."
+  make -C "$build/tests" check TESTS= \
+    TEST_SUITE_LOG="$out/build-test-suite.log" >"$out/build.log" 2>&1 || {
+    echo "building the tests failed; see $out/build.log" >&2
+    tail -n 20 "$out/build.log" >&2
+    exit 1
+  }
+fi
 
 # The suite's lists, read from tests/Makefile itself.
 printf 'kc-suite-print-%%:\n\t@echo $($*)\n' >"$out/print.mk"
-progs=$(make -s -C "$build/tests" -f Makefile -f "$out/print.mk" \
+progs=$(make -s --no-print-directory -C "$build/tests" -f Makefile -f "$out/print.mk" \
   kc-suite-print-KC_CONFORMANCE) || exit 1
-scripts=$(make -s -C "$build/tests" -f Makefile -f "$out/print.mk" \
+scripts=$(make -s --no-print-directory -C "$build/tests" -f Makefile -f "$out/print.mk" \
   kc-suite-print-KC_CONFORMANCE_SH) || exit 1
+test "${KC_SUITE_SCRIPTS:-yes}" != no || scripts=
 if test -z "$progs$scripts"; then
   echo "$build/tests/Makefile lists no conformance tests" >&2
   exit 1
