@@ -5,7 +5,10 @@
  * for its work; reductions and scans on a queue give their results in host
  * variables and in kc allocations; allocations name a device; hostile
  * handles (destroyed, foreign, NULL, devices that do not exist) are
- * refused with KC_EINVAL in a process of their own. */
+ * refused with KC_EINVAL in a process of their own.  On a device backend
+ * with queue slots (cuda) two queues run at the same time: a kernel on
+ * one sees a flag a kernel on the other sets, and reductions on both at
+ * once each get their own result. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,8 @@ KC_KERNEL_DECLARE(kt_fill);
 KC_KERNEL_DECLARE(kt_axpy);
 KC_KERNEL_DECLARE(kt_sum_i64);
 KC_KERNEL_DECLARE(kt_iscan_i64);
+KC_KERNEL_DECLARE(kt_wait_flag);
+KC_KERNEL_DECLARE(kt_set_flag);
 
 enum { N = 10007 };
 
@@ -161,6 +166,89 @@ static void test_reduce_scan(void) {
   KC_CHECK_OK(kc_free(dout));
   KC_CHECK_OK(kc_free(dres));
   KC_CHECK_OK(kc_queue_destroy(q));
+}
+
+/* Queues that really are separate streams (a backend with queue slots
+ * whose kernels run on a device): a kernel on q1 waits for a flag that a
+ * kernel launched afterwards on q2 sets.  Run one after another, the
+ * waiter would give up (bounded polls) and see 0.  While it waits, an
+ * event recorded behind it on q1 is not complete. */
+static void test_concurrent(void) {
+  if (!kc_test_device_is_distinct()) {
+    KC_INFO("concurrent queues: backend '%s' completes each launch before "
+            "it returns; skipped",
+            kc_backend_name());
+    return;
+  }
+  kc_queue *q1 = NULL, *q2 = NULL;
+  kc_event *e0 = NULL, *e1 = NULL;
+  KC_CHECK_OK(kc_queue_create(&q1, device_in_use()));
+  KC_CHECK_OK(kc_queue_create(&q2, device_in_use()));
+  KC_CHECK_OK(kc_event_create(&e0));
+  KC_CHECK_OK(kc_event_create(&e1));
+  int64_t *d = kc_test_dalloc(2 * sizeof(int64_t), "flag");
+  KC_CHECK_OK(kc_memset(d, 0, 2 * sizeof(int64_t)));
+  kt_flag f = {&d[0], &d[1], 20 * 1000 * 1000};
+  kc_policy p1 = kc_policy_on(kc_range(1, 2), q1);
+  kc_policy p2 = kc_policy_on(kc_range(0, 1), q2);
+  KC_CHECK_OK(kc_event_record(e0, q1));
+  KC_CHECK_OK(
+      kc_parallel_for("wait", KC_TEST_KERNEL(kt_wait_flag), &p1, &f, sizeof f));
+  KC_CHECK_OK(kc_event_record(e1, q1));
+  KC_CHECK_EQ_INT(kc_event_query(e1), 0); /* the waiter still polls */
+  KC_CHECK_OK(
+      kc_parallel_for("set", KC_TEST_KERNEL(kt_set_flag), &p2, &f, sizeof f));
+  KC_CHECK_OK(kc_event_synchronize(e1));
+  KC_CHECK_EQ_INT(kc_event_query(e1), 1);
+  double ms = -1;
+  KC_CHECK_OK(kc_event_elapsed(e0, e1, &ms));
+  KC_CHECK(ms >= 0);
+  int64_t h[2] = {0, 0};
+  KC_CHECK_OK(kc_memcpy(h, d, sizeof h));
+  KC_CHECK_EQ_INT(h[0], 1);
+  if (h[1] != 1)
+    KC_FAIL("the kernel on q1 never saw the flag that q2 set: the queues "
+            "did not run at the same time");
+  KC_INFO("concurrent queues: q1's kernel saw q2's store; %.3f ms between "
+          "q1's events",
+          ms);
+
+  /* Reductions on two queues at once, results in kc memory: each queue
+   * has its own scratch, so neither corrupts the other. */
+  enum { R = 16 };
+  int64_t *hx = kc_test_xmalloc(N * sizeof(int64_t));
+  int64_t want1 = 0, want2 = 0;
+  for (int i = 0; i < N; i++) {
+    hx[i] = i % 13 - 6;
+    want1 += hx[i];
+    want2 += i < N / 2 ? hx[i] : 0;
+  }
+  int64_t *dx = kc_test_upload(hx, N * sizeof(int64_t), "x");
+  int64_t *dres = kc_test_dalloc(2 * R * sizeof(int64_t), "results");
+  kt_xi64 fx = {dx, 0};
+  kc_policy r1 = kc_policy_on(kc_range(0, N), q1);
+  kc_policy r2 = kc_policy_on(kc_range(0, N / 2), q2);
+  for (int k = 0; k < R; k++) {
+    KC_CHECK_OK(kc_parallel_reduce("sum q1", KC_TEST_KERNEL(kt_sum_i64), &r1,
+                                   &fx, sizeof fx, &dres[k]));
+    KC_CHECK_OK(kc_parallel_reduce("sum q2", KC_TEST_KERNEL(kt_sum_i64), &r2,
+                                   &fx, sizeof fx, &dres[R + k]));
+  }
+  int64_t res[2 * R];
+  KC_CHECK_OK(kc_fence());
+  KC_CHECK_OK(kc_memcpy(res, dres, sizeof res));
+  int bad = 0;
+  for (int k = 0; k < R; k++)
+    bad += (res[k] != want1) + (res[R + k] != want2);
+  KC_CHECK_EQ_INT(bad, 0);
+  free(hx);
+  KC_CHECK_OK(kc_free(dx));
+  KC_CHECK_OK(kc_free(dres));
+  KC_CHECK_OK(kc_free(d));
+  KC_CHECK_OK(kc_event_destroy(e0));
+  KC_CHECK_OK(kc_event_destroy(e1));
+  KC_CHECK_OK(kc_queue_destroy(q1));
+  KC_CHECK_OK(kc_queue_destroy(q2));
 }
 
 /* Application threads, each with its own queue. */
@@ -343,6 +431,7 @@ int main(void) {
   test_order();
   test_event_dependency();
   test_reduce_scan();
+  test_concurrent();
   test_threads();
   test_destroy_pending();
   return kc_test_finish();

@@ -287,10 +287,9 @@ KC_API int kc_pointer_device(const void *p, int *device);
  * once.  A queue must not be destroyed while another thread submits to it.
  * From inside a kernel the calls that could wait (kc_queue_create,
  * _destroy, _fence, kc_event_record, kc_memcpy_on, kc_memset_on,
- * kc_malloc_on) return KC_EINVAL.  No backend has queue slots yet: the
- * core runs every queue on the backend's default one, in order, and a
- * queue fence or an event record waits for the whole backend
- * (doc/queues.md). */
+ * kc_malloc_on) return KC_EINVAL.  A backend with queue slots (cuda) runs
+ * each queue on a stream of its own, so queues overlap; the others run
+ * every queue on their default one, in order (doc/queues.md). */
 typedef struct kc_queue kc_queue;
 
 /* Creates a queue on `device` (0 .. kc_info.device_count - 1).  Errors:

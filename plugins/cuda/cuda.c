@@ -3,8 +3,10 @@
  * One device (cfg->device: KC_DEVICE, else the node-local rank an MPI or
  * Slurm launcher set modulo the device count, chosen by the core), its
  * primary context (shared with any other Driver/Runtime API user in the
- * process), one stream on which every launch and copy is queued in the
- * order kc received it.  The launch path lives in launch.c.
+ * process), one stream per queue (a lane: plugin.h) on which its launches
+ * and copies are queued in the order kc received them, the default
+ * queue's included.  The launch path lives in launch.c, queues and events
+ * in queues.c.
  */
 #include <config.h>
 
@@ -168,21 +170,10 @@ static int init(void *state, const kc_backend_config *cfg) {
     goto fail;
   }
 
-  /* A blocking stream: it also orders against the legacy default stream,
-   * so code mixing kc with its own CUDA calls on stream 0 stays ordered. */
-  if ((r = cu->cuStreamCreate(&s->stream, 0)) != CUDA_SUCCESS) {
-    rc = kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamCreate");
+  /* The default queue's lane: its stream and reduction counter. */
+  s->cur = &s->main;
+  if ((rc = kc__cuda_lane_open(s, &s->main)) != 0)
     goto fail;
-  }
-  /* The last-block-done counter of reductions and scans starts at 0; the
-   * last block of every launch puts it back. */
-  if ((r = cu->cuMemAlloc(&s->counter, 256)) != CUDA_SUCCESS ||
-      (r = cu->cuMemsetD8Async(s->counter, 0, 256, s->stream)) !=
-          CUDA_SUCCESS ||
-      (r = cu->cuStreamSynchronize(s->stream)) != CUDA_SUCCESS) {
-    rc = kc__cuda_fail(s, r, KC_EDEVICE, "allocating the reduction counter");
-    goto fail;
-  }
   kc_backend_verbose(
       "cuda: device %d: %s, sm_%d%d, %d SMs, %.1f GiB, driver "
       "%d.%d, launch mode %s",
@@ -198,15 +189,11 @@ fail:
 
 static void release_all(kc__cuda_state *s) {
   const kc__cu_api *cu = s->cu;
-  if (s->stream && !s->sticky)
-    cu->cuStreamSynchronize(s->stream);
+  if (s->main.stream && !s->sticky)
+    cu->cuCtxSynchronize();
   kc__cuda_launch_finalize(s);
-  if (s->counter)
-    cu->cuMemFree(s->counter);
-  s->counter = 0;
-  if (s->stream)
-    cu->cuStreamDestroy(s->stream);
-  s->stream = NULL;
+  kc__cuda_lane_close(s, &s->main);
+  s->cur = NULL;
   if (s->ctx)
     cu->cuDevicePrimaryCtxRelease(s->dev);
   s->ctx = NULL;
@@ -303,20 +290,30 @@ static int mem_free(void *state, kc_space space, void *p) {
   return r ? kc__cuda_fail(s, r, KC_EDEVICE, "freeing memory") : 0;
 }
 
+/* kc_fence: every queue's work (every stream of the context). */
 static int fence(void *state) {
   kc__cuda_state *s = state;
   CHECK_UP(s);
-  CUresult r = s->cu->cuStreamSynchronize(s->stream);
+  CUresult r = s->cu->cuCtxSynchronize();
+  return r ? kc__cuda_fail(s, r, KC_EDEVICE, "cuCtxSynchronize") : 0;
+}
+
+/* Waits for one lane's work. */
+static int lane_fence(kc__cuda_state *s, kc__cuda_lane *L) {
+  CHECK_UP(s);
+  CUresult r = s->cu->cuStreamSynchronize(L->stream);
   return r ? kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamSynchronize") : 0;
 }
 
-static int mem_copy(void *state, void *dst, kc_space dst_space, const void *src,
-                    kc_space src_space, size_t bytes, int async) {
-  kc__cuda_state *s = state;
+/* A copy on lane L (async: may complete later, ordered on L). */
+int kc__cuda_copy(kc__cuda_state *s, kc__cuda_lane *L, void *dst,
+                  kc_space dst_space, const void *src, kc_space src_space,
+                  size_t bytes, int async) {
   CHECK_UP(s);
+  int rc;
   /* Host to host: nothing for the copy engines; order after the queue. */
   if (dst_space == KC_SPACE_HOST && src_space == KC_SPACE_HOST) {
-    int rc = fence(s);
+    rc = lane_fence(s, L);
     if (rc == 0)
       memmove(dst, src, bytes);
     return rc;
@@ -325,29 +322,43 @@ static int mem_copy(void *state, void *dst, kc_space dst_space, const void *src,
    * treats pointers it does not know as pageable host memory. */
   CUresult r =
       s->cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst,
-                           (CUdeviceptr)(uintptr_t)src, bytes, s->stream);
+                           (CUdeviceptr)(uintptr_t)src, bytes, L->stream);
   if (r != CUDA_SUCCESS)
     return kc__cuda_fail(s, r, KC_EDEVICE, "cuMemcpyAsync");
-  if (!async && (r = s->cu->cuStreamSynchronize(s->stream)) != CUDA_SUCCESS)
+  if (!async && (r = s->cu->cuStreamSynchronize(L->stream)) != CUDA_SUCCESS)
     return kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamSynchronize after a copy");
   return 0;
 }
 
-static int mem_set(void *state, void *p, kc_space space, int value,
-                   size_t bytes) {
-  kc__cuda_state *s = state;
+/* A fill on lane L (async: may complete later, ordered on L). */
+int kc__cuda_set(kc__cuda_state *s, kc__cuda_lane *L, void *p, kc_space space,
+                 int value, size_t bytes, int async) {
   CHECK_UP(s);
+  int rc;
   if (space == KC_SPACE_HOST || space == KC_SPACE_HOST_PINNED) {
-    int rc = fence(s);
+    rc = lane_fence(s, L);
     if (rc == 0)
       memset(p, value, bytes);
     return rc;
   }
   CUresult r = s->cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)p,
-                                      (unsigned char)value, bytes, s->stream);
-  if (r == CUDA_SUCCESS)
-    r = s->cu->cuStreamSynchronize(s->stream);
+                                      (unsigned char)value, bytes, L->stream);
+  if (r == CUDA_SUCCESS && !async)
+    r = s->cu->cuStreamSynchronize(L->stream);
   return r ? kc__cuda_fail(s, r, KC_EDEVICE, "cuMemsetD8Async") : 0;
+}
+
+static int mem_copy(void *state, void *dst, kc_space dst_space, const void *src,
+                    kc_space src_space, size_t bytes, int async) {
+  kc__cuda_state *s = state;
+  return kc__cuda_copy(s, &s->main, dst, dst_space, src, src_space, bytes,
+                       async);
+}
+
+static int mem_set(void *state, void *p, kc_space space, int value,
+                   size_t bytes) {
+  kc__cuda_state *s = state;
+  return kc__cuda_set(s, &s->main, p, space, value, bytes, 0);
 }
 
 /* ------------------------------------------------------------- table */
@@ -374,4 +385,16 @@ KC_API const kc_backend_ops kc_backend_cuda = {
     .kernel_prepare = kc__cuda_kernel_prepare,
     .kernel_release = kc__cuda_kernel_release,
     .launch = kc__cuda_launch,
+    .queue_create = kc__cuda_queue_create,
+    .queue_destroy = kc__cuda_queue_destroy,
+    .queue_fence = kc__cuda_queue_fence,
+    .event_create = kc__cuda_event_create,
+    .event_destroy = kc__cuda_event_destroy,
+    .event_record = kc__cuda_event_record,
+    .event_wait = kc__cuda_event_wait,
+    .event_synchronize = kc__cuda_event_synchronize,
+    .event_query = kc__cuda_event_query,
+    .event_elapsed = kc__cuda_event_elapsed,
+    .mem_copy_on = kc__cuda_mem_copy_on,
+    .mem_set_on = kc__cuda_mem_set_on,
 };

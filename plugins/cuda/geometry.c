@@ -288,17 +288,17 @@ static int team_scratch(kc__cuda_state *s, const kc__cuda_entry *e,
  * blocks run (*grid lowered). */
 static int team_scratch1(kc__cuda_state *s, const team_limits *t,
                          size_t per_team, kc_index *grid) {
-  size_t cap = s->scratch1_size / per_team;
+  size_t cap = s->cur->scratch1_size / per_team;
   if ((kc_index)cap >= *grid)
     return 0;
   for (kc_index g = *grid; g >= 1; g /= 2) {
     /* Sizes whose product or rounding overflows are not tried. */
     if (per_team > (SIZE_MAX - ((size_t)1 << 20)) / (size_t)g)
       continue;
-    int rc =
-        kc__cuda_grow(s, &s->scratch1, &s->scratch1_size, (size_t)g * per_team,
-                      (size_t)1 << 20, "allocating level-1 scratch");
-    cap = s->scratch1_size / per_team;
+    int rc = kc__cuda_grow(s, &s->cur->scratch1, &s->cur->scratch1_size,
+                           (size_t)g * per_team, (size_t)1 << 20,
+                           "allocating level-1 scratch");
+    cap = s->cur->scratch1_size / per_team;
     if (rc == 0)
       break;
     if (s->sticky)
@@ -370,7 +370,7 @@ int kc__cuda_team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
     return rc;
   ta->a.begin = 0;
   ta->a.end = p->league_size;
-  ta->scratch1 = (void *)(uintptr_t)s->scratch1;
+  ta->scratch1 = (void *)(uintptr_t)s->cur->scratch1;
   for (int lev = 0; lev < 2; lev++) {
     ta->scratch_team[lev] = tp[lev];
     ta->scratch_thread[lev] = p->scratch_per_thread[lev];

@@ -69,7 +69,7 @@ static int launch_call(kc__cuda_state *s, kc__cuda_kernel *K,
                             l->kernel->name, (long long)n);
   s->last_kernel = l->kernel->name;
   CUresult r = s->cu->cuLaunchKernel(K->call.fn, (unsigned)g, 1, 1, b, 1, 1, 0,
-                                     s->stream, (void **)l->args, NULL);
+                                     s->cur->stream, (void **)l->args, NULL);
   return r ? launch_error(s, r, l->kernel, (unsigned)g, b, 0) : 0;
 }
 
@@ -103,7 +103,11 @@ static int choose_mode(const kc__cuda_state *s, kc__cuda_kernel *K,
   const int param_ok =
       K->p.fn && K->param_off + fsize <= s->max_param &&
       (K->param_size == 0 ? fsize > 0 : K->param_size == fsize || fsize == 0);
-  const int const_ok = K->mod->staging && fsize <= K->mod->staging_size;
+  /* The module's constant region is one for all streams, its slots
+   * ordered by the default queue's stream: a queue of its own uses global
+   * memory instead. */
+  const int const_ok =
+      K->mod->staging && fsize <= K->mod->staging_size && s->cur == &s->main;
   int mode = s->mode;
   if (mode == MODE_AUTO)
     return param_ok ? MODE_PARAM : const_ok ? MODE_CONSTANT : MODE_GLOBAL;
@@ -190,7 +194,7 @@ static int geometry(kc__cuda_state *s, job *j) {
 
 static inline CUresult run(kc__cuda_state *s, const job *j, void **params) {
   return s->cu->cuLaunchKernel(j->e->fn, j->grid, 1, 1, j->bx, j->by, 1,
-                               (unsigned)j->smem, s->stream, params, NULL);
+                               (unsigned)j->smem, s->cur->stream, params, NULL);
 }
 
 /* Reductions and scans: scratch, result, chunks, then one launch (two for
@@ -204,10 +208,10 @@ static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
   if (tiled && (rc = kc__cuda_ensure_partials(s, (size_t)j->grid * vs)) != 0)
     return rc;
   const int to_host = !l->result_async || l->result_space == KC_SPACE_HOST;
-  a->partials = (void *)(uintptr_t)s->partials;
-  a->counter = (unsigned int *)(uintptr_t)s->counter;
+  a->partials = (void *)(uintptr_t)s->cur->partials;
+  a->counter = (unsigned int *)(uintptr_t)s->cur->counter;
   a->result = l->result == NULL ? NULL
-              : to_host         ? (void *)(uintptr_t)s->res_dev
+              : to_host         ? (void *)(uintptr_t)s->cur->res_dev
                                 : l->result;
   if (j->K->ordered || j->k->kind == KC_KERNEL_SCAN) {
     /* Contiguous runs of indices (tiles, league ranks) per block. */
@@ -241,10 +245,10 @@ static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
   if ((r = run(s, j, params)) != CUDA_SUCCESS)
     return launch_error(s, r, j->k, j->grid, j->bx * j->by, (unsigned)j->smem);
   if (to_host && l->result) {
-    if ((r = s->cu->cuStreamSynchronize(s->stream)) != CUDA_SUCCESS)
+    if ((r = s->cu->cuStreamSynchronize(s->cur->stream)) != CUDA_SUCCESS)
       return kc__cuda_fail(s, r, KC_EDEVICE,
                            "waiting for a reduction's result");
-    memcpy(l->result, s->res_host, vs);
+    memcpy(l->result, s->cur->res_host, vs);
   }
   return 0;
 }
@@ -253,6 +257,8 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
   kc__cuda_state *s = state;
   if (s->sticky)
     return kc__cuda_sticky(s);
+  /* The queue's lane (queues.c), or the default queue's. */
+  s->cur = l->queue ? (kc__cuda_lane *)l->queue : &s->main;
   int rc = kc__cuda_current(s);
   if (rc)
     return rc;

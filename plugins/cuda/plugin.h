@@ -10,7 +10,8 @@
  * Files by job: cuda.c (init, finalize, info, memory, fence), driver.c
  * (loading the Driver API, cu.h), module.c (modules, kernel_prepare),
  * geometry.c (block sizes, MD and team geometry), staging.c (device buffers
- * and the functor staging ring), launch.c (the launch slot).
+ * and the functor staging ring, per lane), launch.c (the launch slot),
+ * queues.c (queues and events: a lane per queue).
  */
 #ifndef KC_CUDA_PLUGIN_H
 #define KC_CUDA_PLUGIN_H
@@ -97,13 +98,33 @@ typedef struct kc__cuda_kernel {
   int fallback_noted; /* KC_VERBOSE said once that a forced mode fell back */
 } kc__cuda_kernel;
 
+/* A stream and the device buffers its launches use: the default queue's
+ * (kc__cuda_state.main) and one per kc queue (queues.c).  Launches on one
+ * lane share its buffers in stream order; two lanes share none, so their
+ * work may overlap.  Reductions and scans: one value per block, the
+ * last-block counter, and the mapped pinned slot a blocking reduction's
+ * result lands in.  Level-1 team scratch: block b of a team launch uses
+ * the slice at b * (bytes per team).  Buffers grow (after a synchronisation
+ * of the lane's stream) when a launch needs more, never shrink. */
+typedef struct kc__cuda_lane {
+  CUstream stream;
+  kc__cuda_ring ring; /* functor staging (constant and global modes) */
+  CUdeviceptr partials;
+  size_t partials_size;
+  CUdeviceptr counter;
+  void *res_host;
+  CUdeviceptr res_dev;
+  size_t res_size;
+  CUdeviceptr scratch1;
+  size_t scratch1_size;
+} kc__cuda_lane;
+
 typedef struct kc__cuda_state {
   const kc__cu_api *cu;
   int ordinal, ndev, driver_version;
   CUdevice dev;
   CUcontext ctx;
   unsigned generation; /* of this init, for kc__cuda_current */
-  CUstream stream;
   kc_device_info info;
   int max_threads_per_sm;
   size_t max_param; /* kernel parameter bytes the driver takes */
@@ -113,20 +134,10 @@ typedef struct kc__cuda_state {
   CUresult sticky;
   const char *last_kernel; /* name of the latest kernel launched */
   kc__cuda_module *modules;
-  kc__cuda_ring ring; /* functor staging (constant and global modes) */
-  /* Reductions and scans: one value per block, the last-block counter, and
-   * the mapped pinned slot a blocking reduction's result lands in. */
-  CUdeviceptr partials;
-  size_t partials_size;
-  CUdeviceptr counter;
-  void *res_host;
-  CUdeviceptr res_dev;
-  size_t res_size;
-  /* Level-1 team scratch: block b of a team launch uses the slice at
-   * b * (bytes per team).  Grown (after a stream synchronisation) when a
-   * launch needs more, never shrunk. */
-  CUdeviceptr scratch1;
-  size_t scratch1_size;
+  kc__cuda_lane main; /* the default queue */
+  /* The lane of the slot running now (set by launch and the copy slots,
+   * under the runtime lock): &main or a queue's. */
+  kc__cuda_lane *cur;
 } kc__cuda_state;
 
 /* Makes the plugin's context current on the calling thread (cheap when it
@@ -180,21 +191,50 @@ int kc__cuda_team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
                            unsigned *vlp, unsigned *tsp, size_t *smemp,
                            unsigned *gridp);
 
-/* staging.c.  grow: makes *buf at least `bytes` of device memory (rounded
- * up to `align`); when it must grow, waits for the stream (an earlier
- * launch may still use the old buffer), frees it and allocates; on failure
- * nothing is held.  ensure_partials / ensure_result_slot: the reduction
- * scratch and the mapped pinned result slot, grown likewise.  stage:
- * copies a functor into the ring and queues its copy to the device; *dst
- * gets the address the kernel reads it from (`global`: global memory, else
- * the module's constant region).  launch_finalize: frees all of it. */
+/* staging.c, on the current lane (s->cur).  grow: makes *buf at least
+ * `bytes` of device memory (rounded up to `align`); when it must grow,
+ * waits for the lane's stream (an earlier launch may still use the old
+ * buffer), frees it and allocates; on failure nothing is held.
+ * ensure_partials / ensure_result_slot: the reduction scratch and the
+ * mapped pinned result slot, grown likewise.  stage: copies a functor
+ * into the lane's ring and queues its copy to the device; *dst gets the
+ * address the kernel reads it from (`global`: global memory, else the
+ * module's constant region, used on the main lane only).  lane_open /
+ * lane_close: a lane's stream and counter, and everything it grew.
+ * launch_finalize: the modules. */
 int kc__cuda_grow(kc__cuda_state *s, CUdeviceptr *buf, size_t *size,
                   size_t bytes, size_t align, const char *what);
 int kc__cuda_ensure_partials(kc__cuda_state *s, size_t bytes);
 int kc__cuda_ensure_result_slot(kc__cuda_state *s, size_t bytes);
 int kc__cuda_stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
                    size_t n, int global, CUdeviceptr *dst);
+int kc__cuda_lane_open(kc__cuda_state *s, kc__cuda_lane *L);
+void kc__cuda_lane_close(kc__cuda_state *s, kc__cuda_lane *L);
 void kc__cuda_launch_finalize(kc__cuda_state *s);
+
+/* cuda.c: a copy or fill on lane L (async 0: complete on return). */
+int kc__cuda_copy(kc__cuda_state *s, kc__cuda_lane *L, void *dst,
+                  kc_space dst_space, const void *src, kc_space src_space,
+                  size_t bytes, int async);
+int kc__cuda_set(kc__cuda_state *s, kc__cuda_lane *L, void *p, kc_space space,
+                 int value, size_t bytes, int async);
+
+/* queues.c: the ABI 1.1 queue and event slots. */
+int kc__cuda_queue_create(void *state, int device, void **queue);
+void kc__cuda_queue_destroy(void *state, void *queue);
+int kc__cuda_queue_fence(void *state, void *queue);
+int kc__cuda_event_create(void *state, void **event);
+void kc__cuda_event_destroy(void *state, void *event);
+int kc__cuda_event_record(void *state, void *event, void *queue);
+int kc__cuda_event_wait(void *state, void *queue, void *event);
+int kc__cuda_event_synchronize(void *state, void *event);
+int kc__cuda_event_query(void *state, void *event);
+int kc__cuda_event_elapsed(void *state, void *start, void *end, double *ms);
+int kc__cuda_mem_copy_on(void *state, void *queue, void *dst,
+                         kc_space dst_space, const void *src,
+                         kc_space src_space, size_t bytes);
+int kc__cuda_mem_set_on(void *state, void *queue, void *p, kc_space space,
+                        int value, size_t bytes);
 
 /* launch.c: the launch slot. */
 int kc__cuda_launch(void *state, const kc_launch *l);

@@ -26,7 +26,7 @@
 /* Waits for every launch queued on the stream: a buffer is about to be
  * freed and replaced. */
 static int drain(kc__cuda_state *s) {
-  CUresult r = s->cu->cuStreamSynchronize(s->stream);
+  CUresult r = s->cu->cuStreamSynchronize(s->cur->stream);
   return r ? kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamSynchronize") : 0;
 }
 
@@ -53,31 +53,31 @@ int kc__cuda_grow(kc__cuda_state *s, CUdeviceptr *buf, size_t *size,
 }
 
 int kc__cuda_ensure_partials(kc__cuda_state *s, size_t bytes) {
-  return kc__cuda_grow(s, &s->partials, &s->partials_size, bytes, 4096,
-                       "allocating reduction scratch");
+  return kc__cuda_grow(s, &s->cur->partials, &s->cur->partials_size, bytes,
+                       4096, "allocating reduction scratch");
 }
 
 int kc__cuda_ensure_result_slot(kc__cuda_state *s, size_t bytes) {
-  if (bytes <= s->res_size)
+  if (bytes <= s->cur->res_size)
     return 0;
   const kc__cu_api *cu = s->cu;
   int rc = drain(s);
   if (rc)
     return rc;
-  if (s->res_host)
-    cu->cuMemFreeHost(s->res_host);
-  s->res_host = NULL;
-  s->res_size = 0;
+  if (s->cur->res_host)
+    cu->cuMemFreeHost(s->cur->res_host);
+  s->cur->res_host = NULL;
+  s->cur->res_size = 0;
   bytes = KC__ALIGN_UP(bytes < 256 ? 256 : bytes, 256);
   CUresult r =
-      cu->cuMemHostAlloc(&s->res_host, bytes,
+      cu->cuMemHostAlloc(&s->cur->res_host, bytes,
                          CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
   if (r != CUDA_SUCCESS)
     return kc__cuda_fail(s, r, KC_ENOMEM, "allocating the result slot");
-  if ((r = cu->cuMemHostGetDevicePointer(&s->res_dev, s->res_host, 0)) !=
-      CUDA_SUCCESS)
+  if ((r = cu->cuMemHostGetDevicePointer(&s->cur->res_dev, s->cur->res_host,
+                                         0)) != CUDA_SUCCESS)
     return kc__cuda_fail(s, r, KC_EDEVICE, "cuMemHostGetDevicePointer");
-  s->res_size = bytes;
+  s->cur->res_size = bytes;
   return 0;
 }
 
@@ -151,7 +151,7 @@ static inline int ring_wait(kc__cuda_state *s, kc__cuda_ring *r, int h) {
 }
 
 static inline int ring_record(kc__cuda_state *s, kc__cuda_ring *r, int h) {
-  CUresult e = s->cu->cuEventRecord(r->ev[h], s->stream);
+  CUresult e = s->cu->cuEventRecord(r->ev[h], s->cur->stream);
   if (e != CUDA_SUCCESS)
     return kc__cuda_fail(s, e, KC_ELAUNCH, "cuEventRecord");
   r->pending[h] = 1;
@@ -209,7 +209,7 @@ static CUdeviceptr constant_slot(kc__cuda_module *m, size_t n) {
 
 int kc__cuda_stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
                    size_t n, int global, CUdeviceptr *dst) {
-  kc__cuda_ring *r = &s->ring;
+  kc__cuda_ring *r = &s->cur->ring;
   int rc;
   if (n > (SIZE_MAX >> 2))
     return kc_backend_error(KC_ENOMEM,
@@ -221,8 +221,8 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
   memcpy(r->host + off, src, n);
   CUdeviceptr to = global ? r->dev + off : constant_slot(m, n);
   CUresult e;
-  if (n && (e = s->cu->cuMemcpyHtoDAsync(to, r->host + off, n, s->stream)) !=
-               CUDA_SUCCESS)
+  if (n && (e = s->cu->cuMemcpyHtoDAsync(to, r->host + off, n,
+                                         s->cur->stream)) != CUDA_SUCCESS)
     return kc__cuda_fail(s, e, KC_ELAUNCH,
                          "staging a functor (cuMemcpyHtoDAsync)");
   *dst = to;
@@ -239,17 +239,47 @@ void kc__cuda_launch_finalize(kc__cuda_state *s) {
     cu->cuModuleUnload(m->mod);
     free(m);
   }
-  ring_free(s, &s->ring);
-  if (s->partials)
-    cu->cuMemFree(s->partials);
-  s->partials = 0;
-  s->partials_size = 0;
-  if (s->res_host)
-    cu->cuMemFreeHost(s->res_host);
-  s->res_host = NULL;
-  s->res_size = 0;
-  if (s->scratch1)
-    cu->cuMemFree(s->scratch1);
-  s->scratch1 = 0;
-  s->scratch1_size = 0;
+}
+
+/* ---------------------------------------------------------------- lanes */
+
+int kc__cuda_lane_open(kc__cuda_state *s, kc__cuda_lane *L) {
+  const kc__cu_api *cu = s->cu;
+  memset(L, 0, sizeof *L);
+  /* A blocking stream: it also orders against the legacy default stream,
+   * so code mixing kc with its own CUDA calls on stream 0 stays ordered.
+   * The last-block-done counter of reductions and scans starts at 0; the
+   * last block of every launch puts it back. */
+  CUresult r;
+  if ((r = cu->cuStreamCreate(&L->stream, 0)) != CUDA_SUCCESS) {
+    L->stream = NULL;
+    return kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamCreate");
+  }
+  if ((r = cu->cuMemAlloc(&L->counter, 256)) != CUDA_SUCCESS ||
+      (r = cu->cuMemsetD8Async(L->counter, 0, 256, L->stream)) !=
+          CUDA_SUCCESS ||
+      (r = cu->cuStreamSynchronize(L->stream)) != CUDA_SUCCESS) {
+    int rc = kc__cuda_fail(s, r, KC_EDEVICE, "allocating a reduction counter");
+    kc__cuda_lane_close(s, L);
+    return rc;
+  }
+  return 0;
+}
+
+/* After the lane's work: the caller synchronised it (or the context is
+ * lost). */
+void kc__cuda_lane_close(kc__cuda_state *s, kc__cuda_lane *L) {
+  const kc__cu_api *cu = s->cu;
+  ring_free(s, &L->ring);
+  if (L->partials)
+    cu->cuMemFree(L->partials);
+  if (L->res_host)
+    cu->cuMemFreeHost(L->res_host);
+  if (L->scratch1)
+    cu->cuMemFree(L->scratch1);
+  if (L->counter)
+    cu->cuMemFree(L->counter);
+  if (L->stream)
+    cu->cuStreamDestroy(L->stream);
+  memset(L, 0, sizeof *L);
 }

@@ -64,9 +64,9 @@ fi
 
 # The suite's lists, read from tests/Makefile itself.
 printf 'kc-suite-print-%%:\n\t@echo $($*)\n' >"$out/print.mk"
-progs=$(make -s --no-print-directory -C "$build/tests" -f Makefile -f "$out/print.mk" \
+progs=$(MAKEFLAGS= MAKELEVEL= make -s --no-print-directory -C "$build/tests" -f Makefile -f "$out/print.mk" \
   kc-suite-print-KC_CONFORMANCE) || exit 1
-scripts=$(make -s --no-print-directory -C "$build/tests" -f Makefile -f "$out/print.mk" \
+scripts=$(MAKEFLAGS= MAKELEVEL= make -s --no-print-directory -C "$build/tests" -f Makefile -f "$out/print.mk" \
   kc-suite-print-KC_CONFORMANCE_SH) || exit 1
 test "${KC_SUITE_SCRIPTS:-yes}" != no || scripts=
 if test -z "$progs$scripts"; then

@@ -41,6 +41,14 @@ typedef struct kt_xi32 {
   const int32_t *x;
   int64_t base;
 } kt_xi32;
+/* Queues (t-queue): one index waits (at most `spin` polls) for *flag,
+ * another sets it; *seen gets what the waiter saw. */
+typedef struct kt_flag {
+  int64_t *flag;
+  int64_t *seen;
+  int64_t spin;
+} kt_flag;
+
 typedef struct kt_xi64 {
   const int64_t *x;
   int64_t base;
