@@ -54,6 +54,11 @@ int bench_cuda_open(bench_cuda *cu, int device, const char *ptx, char *why,
   LOAD(cuMemcpyDtoH, "cuMemcpyDtoH_v2");
   LOAD(cuMemsetD8, "cuMemsetD8_v2");
   LOAD(cuGetErrorString, NULL);
+  LOAD(cuStreamCreate, NULL);
+  LOAD(cuStreamDestroy, "cuStreamDestroy_v2");
+  LOAD(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+  LOAD(cuMemHostAlloc, NULL);
+  LOAD(cuMemFreeHost, NULL);
 #undef LOAD
   if (missing) {
     snprintf(why, whylen, "libcuda.so.1 lacks a Driver API entry point");

@@ -43,6 +43,12 @@ typedef struct bench_cuda {
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  /* Streams and pinned memory (bench/queues). */
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+  CUresult (*cuMemHostAlloc)(void **, size_t, unsigned);
+  CUresult (*cuMemFreeHost)(void *);
 } bench_cuda;
 
 /* Opens the driver, retains device `device`'s primary context (the one the

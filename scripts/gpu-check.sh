@@ -246,11 +246,11 @@ san_examples=${KC_GPU_SAN_EXAMPLES-cg -n 12; heat -n 16}
 step_memcheck() {
   sanitize memcheck 45 "${KC_GPU_MEMCHECK-t-init t-for t-reduce t-scan t-custom
     t-memory t-mirror t-errors t-kcc-kernels t-ffi t-examples cuda-launch
-    cuda-jit t-md t-team t-atomic t-chunkbuf cuda-model}" "$san_examples"
+    cuda-jit t-md t-team t-atomic t-chunkbuf cuda-model t-queue}" "$san_examples"
 }
 step_racecheck() {
   sanitize racecheck 45 "${KC_GPU_RACECHECK-t-reduce t-scan t-custom
-    cuda-launch t-md t-team cuda-model}" "$san_examples"
+    cuda-launch t-md t-team cuda-model t-queue}" "$san_examples"
 }
 
 # --------------------------------------------------------------- examples
@@ -293,6 +293,12 @@ step_bench() {
     >"$OUT/launch.log" 2>&1
   local rc=$?
   row bench/launch "exit $rc (launch.log, launch.csv)"
+  enough 30 || { row bench/queues "skipped: out of time"; return; }
+  (cd "$build/bench" && KC_PLUGIN_PATH="$build/plugins/cuda/.libs" \
+    timeout $(($(left) - 10)) ./queues) >"$OUT/queues.log" 2>&1
+  rc=$?
+  row bench/queues "exit $rc (queues.log)"
+  tail -n 5 "$OUT/queues.log" | tee -a "$summary"
 }
 
 failed=0

@@ -205,9 +205,13 @@ static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
   const size_t vs = j->K->value_size;
   const int tiled = l->policy.kind != KC_POLICY_RANGE;
   int rc;
-  if (tiled && (rc = kc__cuda_ensure_partials(s, (size_t)j->grid * vs)) != 0)
-    return rc;
   const int to_host = !l->result_async || l->result_space == KC_SPACE_HOST;
+  /* The lane's scratch and result slot (kernel_prepare sized the default
+   * queue's for the largest 1-D grid; a queue's lane grows at its first
+   * reduction, MD and team grids wherever they outgrow it). */
+  if ((rc = kc__cuda_ensure_partials(s, (size_t)j->grid * vs)) != 0 ||
+      (to_host && (rc = kc__cuda_ensure_result_slot(s, vs)) != 0))
+    return rc;
   a->partials = (void *)(uintptr_t)s->cur->partials;
   a->counter = (unsigned int *)(uintptr_t)s->cur->counter;
   a->result = l->result == NULL ? NULL

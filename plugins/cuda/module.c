@@ -218,6 +218,9 @@ int kc__cuda_kernel_prepare(void *state, const kc_kernel_info *k,
   int rc = kc__cuda_current(s);
   if (rc)
     return rc;
+  /* Buffers grown here are the default queue's; a queue's lane grows its
+   * own at its first launch (launch.c). */
+  s->cur = &s->main;
   size_t args_size = 0;
   if ((rc = entry_args_size(k, &args_size)) != 0)
     return rc;
