@@ -191,6 +191,14 @@ static void test_concurrent(void) {
   kt_flag f = {&d[0], &d[1], 20 * 1000 * 1000};
   kc_policy p1 = kc_policy_on(kc_range(1, 2), q1);
   kc_policy p2 = kc_policy_on(kc_range(0, 1), q2);
+  /* The setter runs once first: CUDA may load a kernel lazily at its
+   * first launch, and loading can wait for the device, the waiter
+   * included (NVIDIA's lazy-loading guide: preload a kernel that another
+   * one waits for).  Then the flag is cleared again. */
+  KC_CHECK_OK(
+      kc_parallel_for("set", KC_TEST_KERNEL(kt_set_flag), &p2, &f, sizeof f));
+  KC_CHECK_OK(kc_memset_on(q2, d, 0, 2 * sizeof(int64_t)));
+  KC_CHECK_OK(kc_queue_fence(q2));
   KC_CHECK_OK(kc_event_record(e0, q1));
   KC_CHECK_OK(
       kc_parallel_for("wait", KC_TEST_KERNEL(kt_wait_flag), &p1, &f, sizeof f));
