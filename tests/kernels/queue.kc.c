@@ -7,10 +7,11 @@
 #include "functors.h"
 
 KC_FOR(kt_wait_flag, kt_flag, f, i, {
+  (void)i; /* one index waits, whichever it is */
   int64_t v = 0;
   for (int64_t n = 0; n < f->spin && v == 0; n++)
     v = kc_atomic_load_explicit_i64(f->flag, KC_MEMORY_ORDER_ACQUIRE);
-  f->seen[i] = v;
+  f->seen[0] = v;
 })
 
 KC_FOR(kt_set_flag, kt_flag, f, i,
