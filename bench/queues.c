@@ -2,8 +2,10 @@
  * kernel when they go to two queues, and what does kc add?
  *
  * The work: an H2D copy of --mb MiB from pinned host memory (kc:
- * KC_SPACE_HOST_PINNED) into one device array, and the STREAM triad
- * a = b + s*c over as many doubles on three others.  Each rep times, in
+ * KC_SPACE_HOST_PINNED) into one device array, and --kernels launches of
+ * the STREAM triad a = b + s*c over as many doubles on three others (by
+ * default about as long as the copy on an H100/H200, so that overlapping
+ * them can nearly halve the time).  Each rep times, in
  * one run and alternately:
  *
  *   kc, one queue    kc_memcpy_on(q1) then the triad on q1, kc_fence
@@ -18,7 +20,7 @@
  * best when copy and kernel take as long) and kc / raw.  Exits 77 (SKIP)
  * on a backend other than cuda or without the baseline's PTX.
  *
- *   queues [--mb M] [--reps R]
+ *   queues [--mb M] [--kernels K] [--reps R]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -46,18 +48,20 @@ static double median(double *x, int n) {
 }
 
 int main(int argc, char **argv) {
-  int reps = 21;
+  int reps = 21, kernels = 24;
   uint64_t mb = 256;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--mb") && i + 1 < argc)
       mb = bench_parse_size(prog, "--mb", argv[++i]);
+    else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
+      kernels = atoi(argv[++i]);
     else
-      bench_die(prog, "usage: queues [--mb M] [--reps R]");
+      bench_die(prog, "usage: queues [--mb M] [--kernels K] [--reps R]");
   }
-  if (reps < 1 || mb < 1)
-    bench_die(prog, "--reps and --mb must be positive");
+  if (reps < 1 || mb < 1 || kernels < 1)
+    bench_die(prog, "--reps, --mb and --kernels must be positive");
   kc_info info;
   bench_init(prog, &info);
   if (bench_is_host_backend(&info) || strcmp(kc_backend_name(), "cuda")) {
@@ -112,23 +116,27 @@ int main(int argc, char **argv) {
   for (int r = -2; r < reps; r++) { /* two warm-up reps */
     double t0 = bench_now();
     BENCH_KC(kc_memcpy_on(q1, d, h, bytes));
-    BENCH_KC(kc_parallel_for("triad", KC_KERNEL(stream_triad_f64), &p1, &f,
-                             sizeof f));
+    for (int k = 0; k < kernels; k++)
+      BENCH_KC(kc_parallel_for("triad", KC_KERNEL(stream_triad_f64), &p1, &f,
+                               sizeof f));
     BENCH_KC(kc_fence());
     double t1 = bench_now();
     BENCH_KC(kc_memcpy_on(q1, d, h, bytes));
-    BENCH_KC(kc_parallel_for("triad", KC_KERNEL(stream_triad_f64), &p2, &f,
-                             sizeof f));
+    for (int k = 0; k < kernels; k++)
+      BENCH_KC(kc_parallel_for("triad", KC_KERNEL(stream_triad_f64), &p2, &f,
+                               sizeof f));
     BENCH_KC(kc_fence());
     double t2 = bench_now();
     BENCH_CU(&cu, cu.cuMemcpyHtoDAsync(rd, h, bytes, s1));
-    BENCH_CU(&cu, cu.cuLaunchKernel(triad, grid, 1, 1, block, 1, 1, 0, s1,
-                                    targs, NULL));
+    for (int k = 0; k < kernels; k++)
+      BENCH_CU(&cu, cu.cuLaunchKernel(triad, grid, 1, 1, block, 1, 1, 0, s1,
+                                      targs, NULL));
     BENCH_CU(&cu, cu.cuCtxSynchronize());
     double t3 = bench_now();
     BENCH_CU(&cu, cu.cuMemcpyHtoDAsync(rd, h, bytes, s1));
-    BENCH_CU(&cu, cu.cuLaunchKernel(triad, grid, 1, 1, block, 1, 1, 0, s2,
-                                    targs, NULL));
+    for (int k = 0; k < kernels; k++)
+      BENCH_CU(&cu, cu.cuLaunchKernel(triad, grid, 1, 1, block, 1, 1, 0, s2,
+                                      targs, NULL));
     BENCH_CU(&cu, cu.cuCtxSynchronize());
     double t4 = bench_now();
     if (r >= 0) {
@@ -148,10 +156,10 @@ int main(int argc, char **argv) {
 
   double kc1 = median(t, reps), kc2 = median(t + reps, reps);
   double raw1 = median(t + 2 * reps, reps), raw2 = median(t + 3 * reps, reps);
-  printf("\nqueues: H2D copy of %llu MiB (pinned) + triad over %lld doubles "
-         "(%llu MiB per array), %s, median of %d (ms)\n",
-         (unsigned long long)mb, n, (unsigned long long)mb, info.dev.name,
-         reps);
+  printf("\nqueues: H2D copy of %llu MiB (pinned) + %d triads over %lld "
+         "doubles (%llu MiB per array), %s, median of %d (ms)\n",
+         (unsigned long long)mb, kernels, n, (unsigned long long)mb,
+         info.dev.name, reps);
   printf("%-18s %12s %12s %9s\n", "", "one queue", "two queues", "overlap");
   printf("%-18s %12.3f %12.3f %9.2f\n", "kc", kc1, kc2, kc1 / kc2);
   printf("%-18s %12.3f %12.3f %9.2f\n", "raw CUDA streams", raw1, raw2,

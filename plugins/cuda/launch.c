@@ -126,8 +126,12 @@ static int choose_mode(const kc__cuda_state *s, kc__cuda_kernel *K,
   return mode;
 }
 
-/* 1-D: the range, and a grid of the resident blocks at most. */
-static int range_args(job *j) {
+/* 1-D: the range and the grid.  A for gets one index per thread (a
+ * block per `block` indices, as hand-written CUDA and BabelStream launch
+ * streaming kernels) while that fits a grid; reductions and scans, and
+ * fors under KC_CUDA_GRID=resident, get the resident blocks at most and
+ * stride over the range (their scratch holds one value per block). */
+static int range_args(const kc__cuda_state *s, job *j) {
   const kc_index begin = j->l->policy.begin[0], end = j->l->policy.end[0];
   j->a = &j->u.one;
   *j->a = j->K->proto;
@@ -140,7 +144,8 @@ static int range_args(job *j) {
                             "most INT64_MAX - 2^44",
                             j->k->name, (long long)end);
   kc_index g = kc__cdiv(end - begin, j->e->block);
-  if (g > (kc_index)j->e->max_grid)
+  const int full = j->k->kind == KC_KERNEL_FOR && !s->grid_resident;
+  if (g > (full ? (kc_index)0x7fffffff : (kc_index)j->e->max_grid))
     g = j->e->max_grid;
   j->grid = g < 1 ? 1 : (unsigned)g;
   j->smem = j->e->smem;
@@ -182,7 +187,7 @@ static int geometry(kc__cuda_state *s, job *j) {
   j->smem = 0;
   int rc = kind == KC_POLICY_MDRANGE ? md_args(s, j)
            : kind == KC_POLICY_TEAM  ? team_args(s, j)
-                                     : range_args(j);
+                                     : range_args(s, j);
   if (rc == 0 && kind != KC_POLICY_RANGE && !j->K->geometry_noted) {
     j->K->geometry_noted = 1;
     kc_backend_verbose("cuda: kernel '%s': first launch: grid %u, block "
