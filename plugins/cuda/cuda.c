@@ -106,16 +106,16 @@ static int parse_mode(const char *v, int *mode) {
 }
 
 /* KC_CUDA_GRID: how a 1-D for sizes its grid (launch.c). */
-static int parse_grid(const char *v, int *resident) {
-  *resident = 0;
-  if (!v || !*v || strcmp(v, "full") == 0)
+static int parse_grid(const char *v, int *full) {
+  *full = 0;
+  if (!v || !*v || strcmp(v, "resident") == 0)
     return 0;
-  if (strcmp(v, "resident") == 0) {
-    *resident = 1;
+  if (strcmp(v, "full") == 0) {
+    *full = 1;
     return 0;
   }
   return kc_backend_error(KC_EINVAL,
-                          "cuda: KC_CUDA_GRID=%s; use full or resident", v);
+                          "cuda: KC_CUDA_GRID=%s; use resident or full", v);
 }
 
 static void release_all(kc__cuda_state *s);
@@ -124,7 +124,7 @@ static int init(void *state, const kc_backend_config *cfg) {
   kc__cuda_state *s = state;
   int rc = parse_mode(getenv("KC_CUDA_LAUNCH"), &s->mode);
   if (rc == 0)
-    rc = parse_grid(getenv("KC_CUDA_GRID"), &s->grid_resident);
+    rc = parse_grid(getenv("KC_CUDA_GRID"), &s->grid_full);
   if (rc)
     return rc;
   s->verbose = cfg->verbose;

@@ -126,11 +126,11 @@ static int choose_mode(const kc__cuda_state *s, kc__cuda_kernel *K,
   return mode;
 }
 
-/* 1-D: the range and the grid.  A for gets one index per thread (a
- * block per `block` indices, as hand-written CUDA and BabelStream launch
- * streaming kernels) while that fits a grid; reductions and scans, and
- * fors under KC_CUDA_GRID=resident, get the resident blocks at most and
- * stride over the range (their scratch holds one value per block). */
+/* 1-D: the range and a grid of the resident blocks at most, striding
+ * over the range (reductions and scans: their scratch holds one value per
+ * block).  Under KC_CUDA_GRID=full a for gets one index per thread while
+ * that fits a grid (doc/backends.md has the measurements behind the
+ * default). */
 static int range_args(const kc__cuda_state *s, job *j) {
   const kc_index begin = j->l->policy.begin[0], end = j->l->policy.end[0];
   j->a = &j->u.one;
@@ -144,7 +144,7 @@ static int range_args(const kc__cuda_state *s, job *j) {
                             "most INT64_MAX - 2^44",
                             j->k->name, (long long)end);
   kc_index g = kc__cdiv(end - begin, j->e->block);
-  const int full = j->k->kind == KC_KERNEL_FOR && !s->grid_resident;
+  const int full = j->k->kind == KC_KERNEL_FOR && s->grid_full;
   if (g > (full ? (kc_index)0x7fffffff : (kc_index)j->e->max_grid))
     g = j->e->max_grid;
   j->grid = g < 1 ? 1 : (unsigned)g;

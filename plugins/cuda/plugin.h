@@ -127,9 +127,9 @@ typedef struct kc__cuda_state {
   unsigned generation; /* of this init, for kc__cuda_current */
   kc_device_info info;
   int max_threads_per_sm;
-  size_t max_param;  /* kernel parameter bytes the driver takes */
-  int mode;          /* forced launch mode, MODE_AUTO if none */
-  int grid_resident; /* KC_CUDA_GRID=resident: 1-D fors as reductions */
+  size_t max_param; /* kernel parameter bytes the driver takes */
+  int mode;         /* forced launch mode, MODE_AUTO if none */
+  int grid_full;    /* KC_CUDA_GRID=full: a 1-D for gets a thread per index */
   int verbose;
   /* A fault that made the context unusable; every later call reports it. */
   CUresult sticky;
