@@ -80,10 +80,11 @@ part1() {
   # Python: the package from the source tree against the installed kc.
   (cd /tmp && PYTHONPATH=$root/python PKG_CONFIG_PATH=/usr/local/lib/pkgconfig \
     KC_PY_CACHE=/tmp/kc-pycache KC_BACKEND=cuda PYTHONUNBUFFERED=1 \
-    timeout 240 python3 -m pytest -q -rs -p no:cacheprovider \
+    timeout 240 python3 -m pytest -v -rs -p no:cacheprovider \
     "$root/python/tests") >"$OUT/pytest-cuda.log" 2>&1
   row "pytest (cuda)" "$(tail -n 1 "$OUT/pytest-cuda.log")"
   grep -E '^(FAILED|ERROR|SKIPPED)' "$OUT/pytest-cuda.log" | head -n 12
+  grep -E "test_gpu_interop.py::.*(PASSED|FAILED)" "$OUT/pytest-cuda.log" | sed "s/.*:://" | head -n 8
 
   if test -n "${FC:-}" && test -f "$build/fortran/kc.mod"; then
     tests_run fortran t-fortran-api.cuda t-fortran-examples.cuda \
