@@ -140,7 +140,7 @@ part2() {
       awk '{print $(NF-1) " us/launch, " $NF " us over C"}')"
     grep -E '^C \(' "$OUT/pybench-$b.log"
   done
-  (cd "$build/bench" && KC_PLUGIN_PATH="$build/plugins/threads/.libs" \
+  (cd "$build/bench" && KC_BACKEND=threads KC_PLUGIN_PATH="$build/plugins/threads/.libs" \
     timeout 120 ./dispatch) >"$OUT/dispatch.log" 2>&1
   row "bench/dispatch" "exit $? (dispatch.log)"
   if command -v mpirun >/dev/null 2>&1 && test -x "$build/examples/mpi/heat-mpi"; then
