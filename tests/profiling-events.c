@@ -246,6 +246,9 @@ static void scenario(run *r) {
   KC_CHECK_OK(kc_parallel_reduce(NULL, KC_TEST_KERNEL(kt_sum_i64), &range, &fx,
                                  sizeof fx, &sum));
   kernel(r, "reduce", "kt_sum_i64"); /* no label: the kernel's name */
+  KC_CHECK_OK(kc_parallel_reduce("", KC_TEST_KERNEL(kt_sum_i64), &range, &fx,
+                                 sizeof fx, &sum));
+  kernel(r, "reduce", "kt_sum_i64"); /* "" is no label either */
   region_pop(r);
 
   kt_scan_i64 fs = {x, y, 0};
@@ -253,6 +256,9 @@ static void scenario(run *r) {
   KC_CHECK_OK(kc_parallel_scan("tools scan", KC_TEST_KERNEL(kt_iscan_i64),
                                &range, &fs, sizeof fs, &total));
   kernel(r, "scan", "tools scan");
+  KC_CHECK_OK(kc_parallel_scan("", KC_TEST_KERNEL(kt_iscan_i64), &range, &fs,
+                               sizeof fs, &total));
+  kernel(r, "scan", "kt_iscan_i64");
   region_pop(r);
 
   KC_CHECK_OK(kc_fence());

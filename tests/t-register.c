@@ -10,6 +10,7 @@
  * host-only kernel cannot run: KC_ENOKERNEL with a detail.  Registration
  * itself checks its input, refuses a taken name and is thread safe. */
 #include <pthread.h>
+#include <stddef.h>
 
 #include <kc/backend.h>
 
@@ -484,6 +485,62 @@ static void test_device_backend(void) {
   KC_CHECK_OK(kc_fence());
 }
 
+/* kc_kernel_describe gives back what was registered; functor_size is 0
+ * for a kernel registered without it, and a caller with 0.1's smaller
+ * struct gets its fields and nothing written past them.  A functor size,
+ * once registered, is checked at every launch. */
+static void test_describe(void) {
+  kc_kernel_desc d;
+  memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  KC_CHECK_OK(kc_kernel_describe(k_sum, &d));
+  KC_CHECK_EQ_STR(d.name, "tr_sum");
+  KC_CHECK_EQ_INT(d.kind, KC_KERNEL_REDUCE);
+  KC_CHECK(d.host == (void (*)(void))tr_sum);
+  KC_CHECK_EQ_INT(d.reducer.op, KC_REDUCE_SUM);
+  KC_CHECK_EQ_UINT(d.reducer.size, sizeof(int64_t));
+  KC_CHECK_EQ_UINT(d.functor_size, 0);
+  KC_CHECK_EQ_UINT(d.struct_size, sizeof d);
+
+  struct {
+    kc_kernel_desc d;
+    unsigned char after[16];
+  } old;
+  memset(&old, 0xa5, sizeof old);
+  old.d.struct_size = offsetof(kc_kernel_desc, functor_size);
+  KC_CHECK_OK(kc_kernel_describe(k_for, &old.d));
+  KC_CHECK_EQ_STR(old.d.name, "tr_for");
+  KC_CHECK_EQ_UINT(old.d.struct_size, offsetof(kc_kernel_desc, functor_size));
+  const unsigned char *tail = (const unsigned char *)&old.d.functor_size;
+  int touched = 0;
+  for (size_t i = 0; i < sizeof old.d.functor_size; i++)
+    touched += tail[i] != 0xa5;
+  KC_CHECK_EQ_INT(touched, 0);
+  old.d.struct_size = offsetof(kc_kernel_desc, signature);
+  KC_CHECK_ERR(kc_kernel_describe(k_for, &old.d), KC_EINVAL);
+  KC_CHECK_ERR(kc_kernel_describe(NULL, &d), KC_EINVAL);
+  KC_CHECK_ERR(kc_kernel_describe(k_for, NULL), KC_EINVAL);
+
+  memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  d.name = "tr_sized";
+  d.kind = KC_KERNEL_FOR;
+  d.host = (void (*)(void))tr_for;
+  d.functor_size = 24;
+  kc_kernel *k = NULL;
+  KC_CHECK_OK(kc_kernel_register(&d, &k));
+  kc_kernel_desc back;
+  memset(&back, 0, sizeof back);
+  back.struct_size = sizeof back;
+  KC_CHECK_OK(kc_kernel_describe(k, &back));
+  KC_CHECK_EQ_UINT(back.functor_size, 24);
+  unsigned char f[32] = {0};
+  kc_policy p = kc_range(0, 0);
+  KC_CHECK_ERR(kc_parallel_for("sized", k, &p, f, 16), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "takes a 24-byte functor");
+  KC_CHECK_ERR(kc_parallel_for("sized", k, &p, f, 32), KC_EINVAL);
+}
+
 int main(void) {
   calls = kc_test_xmalloc(MAXCALLS * sizeof *calls);
   test_reducer_sizes();
@@ -491,6 +548,7 @@ int main(void) {
   test_bad_registration();
   test_concurrent_registration();
   kc_test_init_backend();
+  test_describe();
 
   kc_info info = kc_test_info();
   if (info.dev.compute_major == 0) {

@@ -1,7 +1,8 @@
 /* Variables that name code to load are ignored in a privileged process.
  *
- * KC_BACKEND, KC_PLUGIN_PATH, KC_TOOLS_LIBS, KOKKOS_TOOLS_LIBS and
- * KC_CUDA_DRIVER each make kc dlopen() a file of the user's choosing.  In a
+ * KC_BACKEND, KC_PLUGIN_PATH, KC_TOOLS_LIBS, KOKKOS_TOOLS_LIBS,
+ * KOKKOS_PROFILE_LIBRARY and KC_CUDA_DRIVER each make kc dlopen() a file
+ * of the user's choosing.  In a
  * setuid-root program run by an unprivileged user that would run the
  * user's code as root, so kc reads them with secure_getenv() and says
  * under KC_VERBOSE that it ignored them.
@@ -224,6 +225,7 @@ int main(void) {
   one_variable("KC_PLUGIN_PATH", marker_dir, init);
   one_variable("KC_TOOLS_LIBS", marker_lib, init);
   one_variable("KOKKOS_TOOLS_LIBS", marker_lib, init);
+  one_variable("KOKKOS_PROFILE_LIBRARY", marker_lib, init);
 
   char cuda[PATH_MAX + 64];
   snprintf(cuda, sizeof cuda, "%s/plugins/cuda/.libs/libkc-cuda.so", top);
