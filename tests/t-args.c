@@ -46,6 +46,20 @@ static void for_and_reduce(void) {
     hi = h[i] > hi ? h[i] : hi;
   }
   KC_CHECK_EQ_INT(kc_reduce(la_sum, kc_range(0, N), .in = out), want);
+  /* On a queue: the policy carries it, the one-line forms take any. */
+  kc_queue *q = NULL;
+  int dev = 0;
+  KC_CHECK_OK(kc_queue_device(NULL, &dev));
+  KC_CHECK_OK(kc_queue_create(&q, dev));
+  int64_t *qout = kc_test_dalloc(N * sizeof *qout, "qout");
+  KC_CHECK_EQ_INT(kc_run_for(la_fill, kc_policy_on(kc_range(0, N), q),
+                             .out = qout, .a = 1, .b = 0),
+                  0);
+  KC_CHECK_EQ_INT(
+      kc_reduce(la_sum, kc_policy_on(kc_range(0, N), q), .in = qout),
+      (int64_t)N * (N - 1) / 2);
+  KC_CHECK_OK(kc_queue_destroy(q));
+  KC_CHECK_OK(kc_free(qout));
   int64_t sum = -1;
   KC_CHECK_EQ_INT(kc_run_reduce(la_sum, kc_range(0, N), &sum, .in = out), 0);
   KC_CHECK_EQ_INT(sum, want);
