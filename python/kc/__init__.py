@@ -22,6 +22,7 @@ from ._array import (Array, Mirror, empty, zeros, to_device,  # noqa: F401
 from ._kernel import (Kernel, Library, kernel, load, build,  # noqa: F401
                       cache_dir, register_call, struct, range_, mdrange,
                       team, STATIC, DYNAMIC)
+from ._queue import Queue, Event, on  # noqa: F401
 from . import _errors
 
 # Every error class by its short name: kc.EINVAL, kc.ENOMEM, ...
