@@ -3,7 +3,9 @@
  * What a CUDA programmer writes without kc, for the same work as the kc
  * kernels of stream.kc.c, reduce.kc.c and scan.kc.c: plain __global__
  * functions, one element per thread for the stream kernels (BabelStream's
- * CUDA layout), grid-stride loops with a shared-memory/warp-shuffle tree for
+ * classic CUDA layout) and a grid-stride layout with several loads in
+ * flight per thread (its 5.0 layout; the faster of the two is the
+ * baseline), grid-stride loops with a shared-memory/warp-shuffle tree for
  * the reductions and a three-kernel reduce-then-scan for the scan.  nvcc
  * compiles this file to PTX at build time; the programs load it with
  * cuModuleLoadDataEx and launch it with cuLaunchKernel (cudadrv.c).
@@ -98,6 +100,96 @@ __device__ void stream_dot(const T *a, const T *b, double *partial,
   if (threadIdx.x == 0)
     partial[blockIdx.x] = s;
 }
+
+/* The second layout of each stream kernel, the one tuned CUDA codes use
+ * for bandwidth (BabelStream 5.0's CUDA model among them): a grid of the
+ * resident blocks strides over the arrays, each thread loading GS_UNROLL
+ * elements a stride apart before it stores any, so that several loads are
+ * in flight per thread.  bench/stream times both layouts and keeps the
+ * faster one per kernel as the baseline. */
+#define GS_UNROLL 4
+
+/* f(i) for every i of [0, n) a thread of the grid owns, in batches of
+ * GS_UNROLL independent indices. */
+#define GS_LOOP(n, LOAD, STORE)                                                \
+  do {                                                                         \
+    const long long stride = (long long)gridDim.x * blockDim.x;                \
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;            \
+    for (; i + (GS_UNROLL - 1) * stride < (n); i += GS_UNROLL * stride) {      \
+      _Pragma("unroll") for (int u = 0; u < GS_UNROLL; u++) {                  \
+        const long long j = i + u * stride;                                    \
+        LOAD;                                                                  \
+      }                                                                        \
+      _Pragma("unroll") for (int u = 0; u < GS_UNROLL; u++) {                  \
+        const long long j = i + u * stride;                                    \
+        STORE;                                                                 \
+      }                                                                        \
+    }                                                                          \
+    for (; i < (n); i += stride) {                                             \
+      const int u = 0;                                                         \
+      const long long j = i;                                                   \
+      LOAD;                                                                    \
+      STORE;                                                                   \
+    }                                                                          \
+  } while (0)
+
+template <typename T>
+__device__ void gs_copy(const T *a, T *c, long long n) {
+  T x[GS_UNROLL];
+  GS_LOOP(n, x[u] = a[j], c[j] = x[u]);
+}
+
+template <typename T>
+__device__ void gs_mul(T *b, const T *c, T scalar, long long n) {
+  T x[GS_UNROLL];
+  GS_LOOP(n, x[u] = c[j], b[j] = scalar * x[u]);
+}
+
+template <typename T>
+__device__ void gs_add(const T *a, const T *b, T *c, long long n) {
+  T x[GS_UNROLL], y[GS_UNROLL];
+  GS_LOOP(n, (x[u] = a[j], y[u] = b[j]), c[j] = x[u] + y[u]);
+}
+
+template <typename T>
+__device__ void gs_triad(T *a, const T *b, const T *c, T scalar,
+                         long long n) {
+  T x[GS_UNROLL], y[GS_UNROLL];
+  GS_LOOP(n, (x[u] = b[j], y[u] = c[j]), a[j] = x[u] + scalar * y[u]);
+}
+
+template <typename T>
+__device__ void gs_nstream(T *a, const T *b, const T *c, T scalar,
+                           long long n) {
+  T x[GS_UNROLL], y[GS_UNROLL], z[GS_UNROLL];
+  GS_LOOP(n, (x[u] = a[j], y[u] = b[j], z[u] = c[j]),
+          a[j] = x[u] + y[u] + scalar * z[u]);
+}
+
+#define GS_ENTRIES(T, S)                                                       \
+  extern "C" __global__ void bench_stream_copy_gs_##S(const T *a, T *c,        \
+                                                      long long n) {           \
+    gs_copy<T>(a, c, n);                                                       \
+  }                                                                            \
+  extern "C" __global__ void bench_stream_mul_gs_##S(T *b, const T *c,         \
+                                                     T scalar, long long n) {  \
+    gs_mul<T>(b, c, scalar, n);                                                \
+  }                                                                            \
+  extern "C" __global__ void bench_stream_add_gs_##S(const T *a, const T *b,   \
+                                                     T *c, long long n) {      \
+    gs_add<T>(a, b, c, n);                                                     \
+  }                                                                            \
+  extern "C" __global__ void bench_stream_triad_gs_##S(                        \
+      T *a, const T *b, const T *c, T scalar, long long n) {                   \
+    gs_triad<T>(a, b, c, scalar, n);                                           \
+  }                                                                            \
+  extern "C" __global__ void bench_stream_nstream_gs_##S(                      \
+      T *a, const T *b, const T *c, T scalar, long long n) {                   \
+    gs_nstream<T>(a, b, c, scalar, n);                                         \
+  }
+
+GS_ENTRIES(double, f64)
+GS_ENTRIES(float, f32)
 
 #define STREAM_ENTRIES(T, S)                                                   \
   extern "C" __global__ void bench_stream_init_##S(T *a, T *b, T *c, T va,     \
