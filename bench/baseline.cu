@@ -133,8 +133,7 @@ __device__ void stream_dot(const T *a, const T *b, double *partial,
     }                                                                          \
   } while (0)
 
-template <typename T>
-__device__ void gs_copy(const T *a, T *c, long long n) {
+template <typename T> __device__ void gs_copy(const T *a, T *c, long long n) {
   T x[GS_UNROLL];
   GS_LOOP(n, x[u] = a[j], c[j] = x[u]);
 }
@@ -152,8 +151,7 @@ __device__ void gs_add(const T *a, const T *b, T *c, long long n) {
 }
 
 template <typename T>
-__device__ void gs_triad(T *a, const T *b, const T *c, T scalar,
-                         long long n) {
+__device__ void gs_triad(T *a, const T *b, const T *c, T scalar, long long n) {
   T x[GS_UNROLL], y[GS_UNROLL];
   GS_LOOP(n, (x[u] = b[j], y[u] = c[j]), a[j] = x[u] + scalar * y[u]);
 }

@@ -10,8 +10,8 @@
  * with raw cuLaunchKernel on the cuda backend, over device memory from
  * kc_malloc: the CUDA runs alternate between two layouts of each kernel
  * (one element per thread; a grid-stride loop with several loads in
- * flight), so the baseline's best time is the better layout's.  Both answers are checked against the gold recurrence; a wrong
- * one makes the run exit 1.
+ * flight), so the baseline's best time is the better layout's.  Both answers
+ * are checked against the gold recurrence; a wrong one makes the run exit 1.
  *
  * The two sides alternate run by run (kc's set of kernels, then the
  * baseline's, the order swapped every run), so a machine whose speed drifts
