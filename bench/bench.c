@@ -131,6 +131,18 @@ static double t975(int dof) {
   return 1.96;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+double bench_median(double *x, int n, double *min) {
+  qsort(x, (size_t)n, sizeof *x, cmp_double);
+  if (min)
+    *min = x[0];
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
 bench_stats bench_stats_of(const double *x, int n) {
   bench_stats s = {x[0], x[0], 0.0, 0.0, 0.0, n};
   double sum = 0.0;

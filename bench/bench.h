@@ -75,6 +75,10 @@ typedef struct bench_stats {
 /* Statistics of x[0..n-1] (n >= 1). */
 bench_stats bench_stats_of(const double *x, int n);
 
+/* Median of x[0..n-1] (n >= 1), sorting x in place; *min (if not NULL)
+ * gets the smallest. */
+double bench_median(double *x, int n, double *min);
+
 /* ------------------------------------------------------------------- CSV */
 
 /* Opens `path` for writing and writes `header` (a comma separated line

@@ -67,17 +67,6 @@ typedef struct row {
 
 static row rows[NSIZES][NMODES];
 
-static int cmp_dbl(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *x, int n, double *min) {
-  qsort(x, (size_t)n, sizeof *x, cmp_dbl);
-  *min = x[0];
-  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
 /* ------------------------------------------------------- the raw side */
 
 /* Empty kernels whose one parameter has the functor's size; PTX ISA 8.1
@@ -251,10 +240,10 @@ int main(int argc, char **argv) {
       }
       row *w = &rows[k][m];
       w->valid = 1;
-      w->kc_async = median(t[0], reps, &w->kc_async_min);
-      w->raw_async = median(t[1], reps, &w->raw_async_min);
-      w->kc_sync = median(t[2], reps, &w->kc_sync_min);
-      w->raw_sync = median(t[3], reps, &w->raw_sync_min);
+      w->kc_async = bench_median(t[0], reps, &w->kc_async_min);
+      w->raw_async = bench_median(t[1], reps, &w->raw_async_min);
+      w->kc_sync = bench_median(t[2], reps, &w->kc_sync_min);
+      w->raw_sync = bench_median(t[3], reps, &w->raw_sync_min);
       if (csv) {
         fprintf(csv, "%zu,%s,async,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d\n", b,
                 modes[m].label, w->kc_async, w->raw_async,
@@ -275,8 +264,8 @@ int main(int argc, char **argv) {
         t[0][r] = kc_reduce_run(KC_KERNEL(lb_reduce), functor, sync_iters);
         t[1][r] = raw_run(&cu, raw_none, NULL, sync_iters, 1, raw_res, &host);
       }
-      red_kc = median(t[0], reps, &red_kc_min);
-      red_raw = median(t[1], reps, &red_raw_min);
+      red_kc = bench_median(t[0], reps, &red_kc_min);
+      red_raw = bench_median(t[1], reps, &red_raw_min);
       if (csv)
         fprintf(csv, "8,auto,reduce,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d\n", red_kc,
                 red_raw, red_kc / red_raw, red_kc_min, red_raw_min, sync_iters,

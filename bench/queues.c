@@ -37,14 +37,42 @@ KC_KERNEL_DECLARE(stream_triad_f64);
 
 static const char *prog = "queues";
 
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* One repetition's work, the same on both sides. */
+typedef struct work {
+  kc_queue *q1; /* the copy's queue */
+  double *h, *d;
+  size_t bytes;
+  const struct stream_f64 *f;
+  int kernels;
+  bench_cuda *cu;
+  CUfunction triad;
+  unsigned grid, block;
+  CUstream s1; /* the copy's stream */
+  CUdeviceptr rd;
+  void **targs;
+} work;
+
+/* kc: the copy on q1, the triads on `p`'s queue, kc_fence; ms. */
+static double kc_round(const work *w, const kc_policy *p) {
+  double t0 = bench_now();
+  BENCH_KC(kc_memcpy_on(w->q1, w->d, w->h, w->bytes));
+  for (int k = 0; k < w->kernels; k++)
+    BENCH_KC(kc_parallel_for("triad", KC_KERNEL(stream_triad_f64), p, w->f,
+                             sizeof *w->f));
+  BENCH_KC(kc_fence());
+  return (bench_now() - t0) * 1e3;
 }
 
-static double median(double *x, int n) {
-  qsort(x, (size_t)n, sizeof *x, cmp);
-  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+/* Raw CUDA: the copy on s1, the triads on `ks`, cuCtxSynchronize; ms. */
+static double raw_round(const work *w, CUstream ks) {
+  bench_cuda *cu = w->cu;
+  double t0 = bench_now();
+  BENCH_CU(cu, cu->cuMemcpyHtoDAsync(w->rd, w->h, w->bytes, w->s1));
+  for (int k = 0; k < w->kernels; k++)
+    BENCH_CU(cu, cu->cuLaunchKernel(w->triad, w->grid, 1, 1, w->block, 1, 1, 0,
+                                    ks, w->targs, NULL));
+  BENCH_CU(cu, cu->cuCtxSynchronize());
+  return (bench_now() - t0) * 1e3;
 }
 
 int main(int argc, char **argv) {
@@ -113,37 +141,16 @@ int main(int argc, char **argv) {
   double *t = calloc((size_t)reps * 4, sizeof *t);
   if (!t)
     bench_die(prog, "out of memory");
+  work w = {q1,    h,    d,     bytes, &f, kernels, &cu,
+            triad, grid, block, s1,    rd, targs};
   for (int r = -2; r < reps; r++) { /* two warm-up reps */
-    double t0 = bench_now();
-    BENCH_KC(kc_memcpy_on(q1, d, h, bytes));
-    for (int k = 0; k < kernels; k++)
-      BENCH_KC(kc_parallel_for("triad", KC_KERNEL(stream_triad_f64), &p1, &f,
-                               sizeof f));
-    BENCH_KC(kc_fence());
-    double t1 = bench_now();
-    BENCH_KC(kc_memcpy_on(q1, d, h, bytes));
-    for (int k = 0; k < kernels; k++)
-      BENCH_KC(kc_parallel_for("triad", KC_KERNEL(stream_triad_f64), &p2, &f,
-                               sizeof f));
-    BENCH_KC(kc_fence());
-    double t2 = bench_now();
-    BENCH_CU(&cu, cu.cuMemcpyHtoDAsync(rd, h, bytes, s1));
-    for (int k = 0; k < kernels; k++)
-      BENCH_CU(&cu, cu.cuLaunchKernel(triad, grid, 1, 1, block, 1, 1, 0, s1,
-                                      targs, NULL));
-    BENCH_CU(&cu, cu.cuCtxSynchronize());
-    double t3 = bench_now();
-    BENCH_CU(&cu, cu.cuMemcpyHtoDAsync(rd, h, bytes, s1));
-    for (int k = 0; k < kernels; k++)
-      BENCH_CU(&cu, cu.cuLaunchKernel(triad, grid, 1, 1, block, 1, 1, 0, s2,
-                                      targs, NULL));
-    BENCH_CU(&cu, cu.cuCtxSynchronize());
-    double t4 = bench_now();
+    const double one_q = kc_round(&w, &p1), two_q = kc_round(&w, &p2);
+    const double one_s = raw_round(&w, s1), two_s = raw_round(&w, s2);
     if (r >= 0) {
-      t[0 * reps + r] = (t1 - t0) * 1e3;
-      t[1 * reps + r] = (t2 - t1) * 1e3;
-      t[2 * reps + r] = (t3 - t2) * 1e3;
-      t[3 * reps + r] = (t4 - t3) * 1e3;
+      t[0 * reps + r] = one_q;
+      t[1 * reps + r] = two_q;
+      t[2 * reps + r] = one_s;
+      t[3 * reps + r] = two_s;
     }
   }
   /* The work was right: d holds h, a = b + 0.4 c = 0. */
@@ -154,8 +161,10 @@ int main(int argc, char **argv) {
     bench_die(prog, "wrong results: d[n-1] = %g (want %g), a[n/2] = %g",
               check[0], h[n - 1], check[1]);
 
-  double kc1 = median(t, reps), kc2 = median(t + reps, reps);
-  double raw1 = median(t + 2 * reps, reps), raw2 = median(t + 3 * reps, reps);
+  double kc1 = bench_median(t, reps, NULL);
+  double kc2 = bench_median(t + reps, reps, NULL);
+  double raw1 = bench_median(t + 2 * reps, reps, NULL);
+  double raw2 = bench_median(t + 3 * reps, reps, NULL);
   printf("\nqueues: H2D copy of %llu MiB (pinned) + %d triads over %lld "
          "doubles (%llu MiB per array), %s, median of %d (ms)\n",
          (unsigned long long)mb, kernels, n, (unsigned long long)mb,

@@ -58,9 +58,7 @@ int kc__cuda_current(kc__cuda_state *s) {
 
 #define CHECK_UP(s)                                                            \
   do {                                                                         \
-    if ((s)->sticky)                                                           \
-      return kc__cuda_sticky(s);                                               \
-    int rc_ = kc__cuda_current(s);                                             \
+    int rc_ = kc__cuda_up(s);                                                  \
     if (rc_)                                                                   \
       return rc_;                                                              \
   } while (0)

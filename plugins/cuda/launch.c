@@ -264,13 +264,11 @@ static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
 
 int kc__cuda_launch(void *state, const kc_launch *l) {
   kc__cuda_state *s = state;
-  if (s->sticky)
-    return kc__cuda_sticky(s);
-  /* The queue's lane (queues.c), or the default queue's. */
-  s->cur = l->queue ? (kc__cuda_lane *)l->queue : &s->main;
-  int rc = kc__cuda_current(s);
+  int rc = kc__cuda_up(s);
   if (rc)
     return rc;
+  /* The queue's lane (queues.c), or the default queue's. */
+  s->cur = l->queue ? (kc__cuda_lane *)l->queue : &s->main;
   job j;
   j.l = l;
   j.k = l->kernel;

@@ -213,9 +213,7 @@ int kc__cuda_kernel_prepare(void *state, const kc_kernel_info *k,
                             void *kernel_state) {
   kc__cuda_state *s = state;
   kc__cuda_kernel *K = kernel_state;
-  if (s->sticky)
-    return kc__cuda_sticky(s);
-  int rc = kc__cuda_current(s);
+  int rc = kc__cuda_up(s);
   if (rc)
     return rc;
   /* Buffers grown here are the default queue's; a queue's lane grows its

@@ -153,6 +153,12 @@ int kc__cuda_fail(kc__cuda_state *s, CUresult r, int code, const char *what);
 /* KC_ESTICKY with the remembered fault, for calls after it. */
 int kc__cuda_sticky(kc__cuda_state *s);
 
+/* What every slot that talks to the device checks first: no remembered
+ * fault (else KC_ESTICKY), and the plugin's context current here. */
+static inline int kc__cuda_up(kc__cuda_state *s) {
+  return s->sticky ? kc__cuda_sticky(s) : kc__cuda_current(s);
+}
+
 #define KC__ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
 /* a / b rounded up, for a >= 0 and b > 0, without overflow near

@@ -21,15 +21,9 @@ static kc__cuda_lane *lane_of(kc__cuda_state *s, void *queue) {
   return queue ? (kc__cuda_lane *)queue : &s->main;
 }
 
-static int up(kc__cuda_state *s) {
-  if (s->sticky)
-    return kc__cuda_sticky(s);
-  return kc__cuda_current(s);
-}
-
 int kc__cuda_queue_create(void *state, int device, void **queue) {
   kc__cuda_state *s = state;
-  int rc = up(s);
+  int rc = kc__cuda_up(s);
   if (rc)
     return rc;
   if (device != s->ordinal)
@@ -63,7 +57,7 @@ void kc__cuda_queue_destroy(void *state, void *queue) {
 
 int kc__cuda_queue_fence(void *state, void *queue) {
   kc__cuda_state *s = state;
-  int rc = up(s);
+  int rc = kc__cuda_up(s);
   if (rc)
     return rc;
   CUresult r = s->cu->cuStreamSynchronize(lane_of(s, queue)->stream);
@@ -72,7 +66,7 @@ int kc__cuda_queue_fence(void *state, void *queue) {
 
 int kc__cuda_event_create(void *state, void **event) {
   kc__cuda_state *s = state;
-  int rc = up(s);
+  int rc = kc__cuda_up(s);
   if (rc)
     return rc;
   CUevent e = NULL;
@@ -91,7 +85,7 @@ void kc__cuda_event_destroy(void *state, void *event) {
 
 int kc__cuda_event_record(void *state, void *event, void *queue) {
   kc__cuda_state *s = state;
-  int rc = up(s);
+  int rc = kc__cuda_up(s);
   if (rc)
     return rc;
   CUresult r = s->cu->cuEventRecord((CUevent)event, lane_of(s, queue)->stream);
@@ -100,7 +94,7 @@ int kc__cuda_event_record(void *state, void *event, void *queue) {
 
 int kc__cuda_event_wait(void *state, void *queue, void *event) {
   kc__cuda_state *s = state;
-  int rc = up(s);
+  int rc = kc__cuda_up(s);
   if (rc)
     return rc;
   CUresult r =
@@ -110,7 +104,7 @@ int kc__cuda_event_wait(void *state, void *queue, void *event) {
 
 int kc__cuda_event_synchronize(void *state, void *event) {
   kc__cuda_state *s = state;
-  int rc = up(s);
+  int rc = kc__cuda_up(s);
   if (rc)
     return rc;
   CUresult r = s->cu->cuEventSynchronize((CUevent)event);
@@ -119,7 +113,7 @@ int kc__cuda_event_synchronize(void *state, void *event) {
 
 int kc__cuda_event_query(void *state, void *event) {
   kc__cuda_state *s = state;
-  int rc = up(s);
+  int rc = kc__cuda_up(s);
   if (rc)
     return rc;
   CUresult r = s->cu->cuEventQuery((CUevent)event);
@@ -132,7 +126,7 @@ int kc__cuda_event_query(void *state, void *event) {
 
 int kc__cuda_event_elapsed(void *state, void *start, void *end, double *ms) {
   kc__cuda_state *s = state;
-  int rc = up(s);
+  int rc = kc__cuda_up(s);
   if (rc)
     return rc;
   float t = 0;
