@@ -343,3 +343,25 @@ extern "C" __global__ void bench_scan_apply_f64(const double *x, double *y,
     carry += chunk;
   }
 }
+
+/* ------------------------------------------------------------ queues */
+
+/* bench/queues: y[i] = x[i] after `iters` steps of v = a v + b, one
+ * element per thread; nvcc contracts each step into one FMA, as it does in
+ * queues.kc.c's qb_chain (the same arithmetic).  The chain is dependent,
+ * so the kernel's time is set by iters, not by memory. */
+extern "C" __global__ void bench_chain_f64(const double *x, double *y, double a,
+                                           double b, long long iters,
+                                           long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    double v = x[i];
+    for (long long k = 0; k < iters; k++)
+      v = v * a + b;
+    y[i] = v;
+  }
+}
+
+/* An empty kernel taking 8 bytes of parameters: the raw side of a launch
+ * on a queue (bench/launch's raw_p8, in CUDA C). */
+extern "C" __global__ void bench_empty_p8(long long w) { (void)w; }

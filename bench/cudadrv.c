@@ -59,6 +59,14 @@ int bench_cuda_open(bench_cuda *cu, int device, const char *ptx, char *why,
   LOAD(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
   LOAD(cuMemHostAlloc, NULL);
   LOAD(cuMemFreeHost, NULL);
+  LOAD(cuMemAllocHost, "cuMemAllocHost_v2");
+  LOAD(cuStreamSynchronize, NULL);
+  LOAD(cuStreamWaitEvent, NULL);
+  LOAD(cuEventCreate, NULL);
+  LOAD(cuEventDestroy, "cuEventDestroy_v2");
+  LOAD(cuEventRecord, NULL);
+  LOAD(cuFuncGetAttribute, NULL);
+  LOAD(cuOccupancyMaxActiveBlocksPerMultiprocessor, NULL);
 #undef LOAD
   if (missing) {
     snprintf(why, whylen, "libcuda.so.1 lacks a Driver API entry point");
@@ -118,6 +126,33 @@ CUfunction bench_cuda_function(bench_cuda *cu, const char *name) {
   CUfunction f = NULL;
   BENCH_CU(cu, cu->cuModuleGetFunction(&f, cu->mod, name));
   return f;
+}
+
+unsigned bench_cuda_block_size(bench_cuda *cu, CUfunction fn) {
+  int fmax = 0, per_sm = 0;
+  BENCH_CU(cu, cu->cuFuncGetAttribute(
+                   &fmax, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn));
+  BENCH_CU(cu, cu->cuDeviceGetAttribute(
+                   &per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+                   cu->dev));
+  int best = 0, best_tps = 0;
+  for (int b = fmax - fmax % 32; b > 0; b -= 32) {
+    int bps = 0;
+    BENCH_CU(cu,
+             cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&bps, fn, b, 0));
+    if (bps * b > per_sm)
+      bps = per_sm / b;
+    const int tps = bps * b;
+    if (bps >= 1 && (tps > best_tps || (b >= 128 && tps == best_tps))) {
+      best = b;
+      best_tps = tps;
+    }
+  }
+  if (best == 0) {
+    fprintf(stderr, "bench: no block size of a kernel fits the device\n");
+    exit(1);
+  }
+  return (unsigned)best;
 }
 
 void bench_cuda_check(bench_cuda *cu, CUresult r, const char *what,

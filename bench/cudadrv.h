@@ -49,6 +49,16 @@ typedef struct bench_cuda {
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*cuMemHostAlloc)(void **, size_t, unsigned);
   CUresult (*cuMemFreeHost)(void *);
+  /* Events, stream waits, occupancy (bench/queues). */
+  CUresult (*cuMemAllocHost)(void **, size_t);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
+                                                          int, size_t);
 } bench_cuda;
 
 /* Opens the driver, retains device `device`'s primary context (the one the
@@ -65,6 +75,13 @@ void bench_cuda_close(bench_cuda *cu);
 
 /* Looks up a kernel of the module; exits 1 if it is missing. */
 CUfunction bench_cuda_function(bench_cuda *cu, const char *name);
+
+/* The block size kc's CUDA plugin gives a 1-D launch of `fn` (Kokkos'
+ * rule, plugins/cuda/geometry.c): over multiples of 32 up to what `fn`
+ * allows, the most resident threads per SM, and at equal occupancy the
+ * smaller block, but not below 128.  A raw launch with it is as strong as
+ * kc's.  Exits 1 on a driver error. */
+unsigned bench_cuda_block_size(bench_cuda *cu, CUfunction fn);
 
 /* Checks a driver call's result: exits 1 naming the call and the error. */
 #define BENCH_CU(cu, call)                                                     \
