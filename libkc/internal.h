@@ -250,6 +250,13 @@ extern const kc_backend_ops kc__serial_ops KC__HIDDEN;
  * after the backend fenced); reports them under KC_VERBOSE. */
 void kc__memory_release_all(void) KC__HIDDEN;
 
+/* kc_malloc on `device` (checked by the caller; -1: the default queue's),
+ * errors naming kc_malloc_on; called between kc__enter and kc__leave. */
+int kc__malloc_on(void **out, size_t bytes, kc_space space, int device,
+                  const char *label) KC__HIDDEN;
+/* The device of the allocation containing p (-1: none): 1, or 0 if p is
+ * not in a kc allocation. */
+int kc__memory_device_of(const void *p, int *device) KC__HIDDEN;
 /* Looks up the allocation containing p: 1 and *space, or 0 (host memory). */
 int kc__memory_space_of(const void *p, kc_space *space) KC__HIDDEN;
 /* As kc__memory_space_of, with the bytes from p to the end of the

@@ -583,6 +583,13 @@ static int check_file(const char *path, checked *c) {
                      "mem_set_on act on the plugin's memory)",
                      path);
   }
+  if (KC__OPS_HAS(ops, mem_alloc_on) && nmem == 0) {
+    dlclose(h);
+    return kc__error(KC_EPLUGIN,
+                     "%s: mem_alloc_on needs the memory slots (mem_free "
+                     "gives its memory back)",
+                     path);
+  }
   /* From here on the plugin's code has run: it is never unloaded. */
   int nd = 0;
   kc__error(0, "%s", "");

@@ -23,6 +23,7 @@ typedef struct record {
   kc_space space;
   int refcount;
   int backend; /* allocated by the backend's mem_alloc */
+  int device;  /* its device (kc_pointer_device), -1 if none */
   char *label;
 } record;
 
@@ -86,7 +87,9 @@ static void release(record *r) {
   free(r);
 }
 
-static int malloc_entered(void **out, size_t bytes, kc_space space,
+/* Allocates on `device` (-1: the default queue's), which the caller
+ * checked (queue.c). */
+static int malloc_entered(void **out, size_t bytes, kc_space space, int device,
                           const char *label) {
   /* No object can be larger than PTRDIFF_MAX (here: after rounding up to
    * 64 bytes); asking an allocator anyway
@@ -109,6 +112,11 @@ static int malloc_entered(void **out, size_t bytes, kc_space space,
   r->size = bytes;
   r->space = space;
   r->refcount = 1;
+  int other = device >= 0 && device != kc__rt.cfg.device;
+  r->device =
+      space == KC_SPACE_DEVICE && (kc__rt.spaces & (1u << KC_SPACE_DEVICE))
+          ? (device >= 0 ? device : kc__rt.cfg.device)
+          : -1;
   r->label = lab;
   /* Zero bytes still gets its own byte, so the pointer is unique. */
   size_t ask = bytes ? bytes : 1;
@@ -118,14 +126,17 @@ static int malloc_entered(void **out, size_t bytes, kc_space space,
   pthread_mutex_lock(&kc__rt.lock);
   if (backend_has_memory()) {
     r->backend = 1;
-    rc = KC__SLOT(kc__rt.ops->mem_alloc(kc__rt.state, space, ask, &p));
+    rc = other ? KC__SLOT(kc__rt.ops->mem_alloc_on(kc__rt.state, space, device,
+                                                   ask, &p))
+               : KC__SLOT(kc__rt.ops->mem_alloc(kc__rt.state, space, ask, &p));
     if (rc == 0 && !p)
       rc = KC_ENOMEM;
     if (rc < 0)
       kc__error_wrap(rc,
                      "kc_malloc: cannot allocate %zu bytes of %s memory for "
-                     "'%s' on backend '%s'",
-                     bytes, kc_space_name(space), lab, kc__rt.name);
+                     "'%s' on backend '%s' (device %d)",
+                     bytes, kc_space_name(space), lab, kc__rt.name,
+                     device >= 0 ? device : kc__rt.cfg.device);
   } else {
     size_t n = (ask + 63) & ~(size_t)63;
     p = n >= ask ? aligned_alloc(64, n) : NULL;
@@ -174,9 +185,32 @@ int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
   int rc = kc__enter("kc_malloc");
   if (rc < 0)
     return rc;
-  rc = malloc_entered(out, bytes, space, label);
+  rc = malloc_entered(out, bytes, space, -1, label);
   kc__leave();
   return rc;
+}
+
+int kc__malloc_on(void **out, size_t bytes, kc_space space, int device,
+                  const char *label) {
+  if (!out)
+    return kc__error(KC_EINVAL, "kc_malloc_on: out is NULL");
+  int rc = kc__out_check("kc_malloc_on", "out", out, sizeof *out);
+  if (rc < 0)
+    return rc;
+  *out = NULL;
+  if ((unsigned)space >= KC_SPACE_COUNT)
+    return kc__error(KC_EINVAL, "kc_malloc_on: %d is not a memory space",
+                     (int)space);
+  return malloc_entered(out, bytes, space, device, label);
+}
+
+int kc__memory_device_of(const void *p, int *device) {
+  pthread_mutex_lock(&mem_lock);
+  long i = find(p);
+  if (i >= 0)
+    *device = recs[i]->device;
+  pthread_mutex_unlock(&mem_lock);
+  return i >= 0;
 }
 
 /* Takes p's record out of the table when this drops its last reference:

@@ -33,7 +33,7 @@ static int lp64_x86;
 #define BEFORE(T, a, b) KC_CHECK_LT_INT(offsetof(T, a), offsetof(T, b))
 
 static void test_layouts(void) {
-  SIZE(struct kc_backend_ops, 240); /* 144 in ABI 1.0 */
+  SIZE(struct kc_backend_ops, 248); /* 144 in ABI 1.0 */
   OFF(struct kc_backend_ops, abi_major, 0);
   OFF(struct kc_backend_ops, abi_minor, 4);
   OFF(struct kc_backend_ops, struct_size, 8);
@@ -66,6 +66,7 @@ static void test_layouts(void) {
   OFF(struct kc_backend_ops, event_elapsed, 216);
   OFF(struct kc_backend_ops, mem_copy_on, 224);
   OFF(struct kc_backend_ops, mem_set_on, 232);
+  OFF(struct kc_backend_ops, mem_alloc_on, 240);
   SIZE(kc_launch, 296);
   OFF(kc_launch, label, 0);
   OFF(kc_launch, kernel, 8);

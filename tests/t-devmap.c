@@ -248,6 +248,50 @@ static void host_pools(void) {
   clear_env();
 }
 
+/* Allocations on every device of a backend with mem_alloc_on: the core
+ * passes the device to the plugin (which fills the memory with its
+ * number), records it (kc_pointer_device), and the default device's
+ * allocations go through mem_alloc.  A queue on another device needs
+ * queue slots, which multidev lacks: KC_ENOTSUP. */
+static void devices_alloc(void) {
+  clear_env();
+  setenv("KC_PLUGIN_PATH", getenv("KC_TEST_PLUGIN_DIR"), 1);
+  setenv("KC_BACKEND", "multidev", 1);
+  setenv("KC_DEVICE", "1", 1);
+  if (KC_CHECK_OK(kc_init()) != 0)
+    return;
+  for (int d = 0; d < 4; d++) {
+    unsigned char *p = NULL;
+    int dev = -5;
+    KC_CHECK_OK(kc_malloc_on((void **)&p, 16, KC_SPACE_DEVICE, d, "on"));
+    KC_CHECK(p && p[0] == d && p[15] == d);
+    KC_CHECK_OK(kc_pointer_device(p + 15, &dev));
+    KC_CHECK_EQ_INT(dev, d);
+    KC_CHECK_OK(kc_free(p));
+  }
+  unsigned char *p = NULL, *h = NULL;
+  int dev = -5;
+  KC_CHECK_OK(kc_malloc((void **)&p, 8, KC_SPACE_DEVICE, "default"));
+  KC_CHECK(p && p[0] == 1);
+  KC_CHECK_OK(kc_pointer_device(p, &dev));
+  KC_CHECK_EQ_INT(dev, 1);
+  KC_CHECK_OK(kc_malloc_on((void **)&h, 8, KC_SPACE_HOST, 3, "host"));
+  KC_CHECK(h && h[0] == 3);
+  KC_CHECK_OK(kc_pointer_device(h, &dev));
+  KC_CHECK_EQ_INT(dev, -1);
+  KC_CHECK_ERR(kc_malloc_on((void **)&h, 8, KC_SPACE_DEVICE, 4, "none"),
+               KC_EINVAL);
+  kc_queue *q = NULL;
+  KC_CHECK_ERR(kc_queue_create(&q, 2), KC_ENOTSUP);
+  KC_CHECK(strstr(kc_last_error(), "drives only device 1") != NULL);
+  KC_CHECK_OK(kc_queue_create(&q, 1));
+  KC_CHECK_OK(kc_queue_destroy(q));
+  KC_CHECK_OK(kc_free(p));
+  KC_CHECK_OK(kc_free(h));
+  KC_CHECK_OK(kc_finalize());
+  clear_env();
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   const char *dir = getenv("KC_TEST_PLUGIN_DIR");
@@ -265,5 +309,6 @@ int main(void) {
   kc_info_tool();
   host_share();
   host_pools();
+  devices_alloc();
   return kc_test_done();
 }

@@ -382,6 +382,100 @@ static void test_devices(void) {
   KC_CHECK_OK(kc_free(d2));
 }
 
+/* Every device the backend has (one on host backends; KC_CUDA_VIRTUAL_DEVICES
+ * offers several on one GPU): on each, a queue, two allocations that say
+ * their device, a fill, a reduction into a host variable and one into a
+ * kc allocation, and a scan, all on that device's queue; then each
+ * device's queue waits for an event the previous device's queue recorded
+ * after its fill and copies that device's array into its own second one
+ * (a copy between devices), and back to the host.  Last, a blocking copy
+ * between two devices on the default queue. */
+static void test_every_device(void) {
+  int n = device_count();
+  kc_queue **q = kc_test_xmalloc((size_t)n * sizeof *q);
+  kc_event **ev = kc_test_xmalloc((size_t)n * sizeof *ev);
+  int64_t **a = kc_test_xmalloc((size_t)n * sizeof *a);
+  int64_t **b = kc_test_xmalloc((size_t)n * sizeof *b);
+  int64_t *sum = kc_test_xmalloc((size_t)n * sizeof *sum);
+  int64_t *h = kc_test_xmalloc(N * sizeof(int64_t));
+  for (int i = 0; i < n; i++) {
+    KC_CHECK_OK(kc_queue_create(&q[i], i));
+    int dev = -5;
+    KC_CHECK_OK(kc_queue_device(q[i], &dev));
+    KC_CHECK_EQ_INT(dev, i);
+    KC_CHECK_OK(kc_malloc_on((void **)&a[i], (N + 2) * sizeof(int64_t),
+                             KC_SPACE_DEVICE, i, "every a"));
+    KC_CHECK_OK(kc_malloc_on((void **)&b[i], N * sizeof(int64_t),
+                             KC_SPACE_DEVICE, i, "every b"));
+    KC_CHECK_OK(kc_pointer_device(b[i] + N - 1, &dev));
+    KC_CHECK_EQ_INT(dev, kc_test_device_is_distinct() ? i : -1);
+    KC_CHECK_OK(kc_event_create(&ev[i]));
+  }
+  for (int i = 0; i < n; i++) {
+    kc_policy p = kc_policy_on(kc_range(0, N), q[i]);
+    kt_fill f = {a[i], 0, i + 1, 3};
+    KC_CHECK_OK(
+        kc_parallel_for("every", KC_TEST_KERNEL(kt_fill), &p, &f, sizeof f));
+    KC_CHECK_OK(kc_event_record(ev[i], q[i]));
+    kt_xi64 fr = {a[i], 0};
+    KC_CHECK_OK(kc_parallel_reduce("every sum", KC_TEST_KERNEL(kt_sum_i64), &p,
+                                   &fr, sizeof fr, &sum[i]));
+    KC_CHECK_OK(kc_parallel_reduce("every sum", KC_TEST_KERNEL(kt_sum_i64), &p,
+                                   &fr, sizeof fr, &a[i][N]));
+    int64_t total = 0;
+    kt_scan_i64 fs = {a[i], b[i], 0};
+    KC_CHECK_OK(kc_parallel_scan("every scan", KC_TEST_KERNEL(kt_iscan_i64), &p,
+                                 &fs, sizeof fs, &total));
+    KC_CHECK_EQ_INT(total, sum[i]);
+  }
+  for (int i = 0; i < n; i++) {
+    int64_t want = 0;
+    for (int64_t k = 0; k < N; k++)
+      want += k * (i + 1) + 3;
+    KC_CHECK_EQ_INT(sum[i], want);
+  }
+  /* b[j] is overwritten only after q[j]'s scan (same queue) and a[i]'s
+   * fill (the event). */
+  for (int i = 0; i < n; i++) {
+    int j = (i + 1) % n;
+    KC_CHECK_OK(kc_event_wait(q[j], ev[i]));
+    KC_CHECK_OK(kc_memcpy_on(q[j], b[j], a[i], N * sizeof(int64_t)));
+  }
+  for (int j = 0; j < n; j++) {
+    int i = (j + n - 1) % n;
+    int64_t res = 0;
+    memset(h, 0xff, N * sizeof(int64_t));
+    KC_CHECK_OK(kc_memcpy_on(q[j], h, b[j], N * sizeof(int64_t)));
+    KC_CHECK_OK(kc_memcpy_on(q[j], &res, &a[j][N], sizeof res));
+    KC_CHECK_OK(kc_queue_fence(q[j]));
+    KC_CHECK_EQ_INT(res, sum[j]);
+    int bad = 0;
+    for (int64_t k = 0; k < N; k++)
+      bad += h[k] != k * (i + 1) + 3;
+    KC_CHECK_EQ_INT(bad, 0);
+  }
+  /* The default queue between two devices (the last and the first). */
+  KC_CHECK_OK(kc_fence());
+  KC_CHECK_OK(kc_memcpy(b[0], a[n - 1], N * sizeof(int64_t)));
+  KC_CHECK_OK(kc_memcpy(h, b[0], N * sizeof(int64_t)));
+  int bad = 0;
+  for (int64_t k = 0; k < N; k++)
+    bad += h[k] != k * n + 3;
+  KC_CHECK_EQ_INT(bad, 0);
+  for (int i = 0; i < n; i++) {
+    KC_CHECK_OK(kc_event_destroy(ev[i]));
+    KC_CHECK_OK(kc_queue_destroy(q[i]));
+    KC_CHECK_OK(kc_free(a[i]));
+    KC_CHECK_OK(kc_free(b[i]));
+  }
+  free(q);
+  free(ev);
+  free(a);
+  free(b);
+  free(sum);
+  free(h);
+}
+
 /* ------------------------------------------------- hostile, isolated */
 
 static int start(void) {
@@ -436,6 +530,7 @@ int main(void) {
   KC_ISOLATE(hostile_handles, NULL, 60);
   kc_test_init_backend();
   test_devices();
+  test_every_device();
   test_order();
   test_event_dependency();
   test_reduce_scan();

@@ -387,6 +387,20 @@ typedef struct kc_backend_ops {
                      const void *src, kc_space src_space, size_t bytes);
   int (*mem_set_on)(void *state, void *queue, void *p, kc_space space,
                     int value, size_t bytes);
+
+  /* ---- ABI 1.1: several devices (doc/queues.md) ----
+   * mem_alloc_on: mem_alloc on `device` (below the device count probe
+   *  reported; the core refuses other devices before the call).  Called by
+   *  kc_malloc_on for a device other than the default queue's (KC_DEVICE);
+   *  kc_malloc and kc_malloc_on for the default device call mem_alloc.
+   *  Returns as mem_alloc; KC_ENOTSUP with a detail for a device it cannot
+   *  drive.  mem_free receives its pointers as it does mem_alloc's: the
+   *  plugin finds the device from the pointer.  May be NULL (then
+   *  kc_malloc_on of another device is KC_ENOTSUP); needs the memory slots
+   *  (the loader refuses it without them).  A plugin that offers queues on
+   *  several devices (queue_create accepts them) sets it. */
+  int (*mem_alloc_on)(void *state, kc_space space, int device, size_t bytes,
+                      void **out);
 } kc_backend_ops;
 
 /* ------------------------------------------------ helpers for plugins */

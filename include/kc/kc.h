@@ -262,10 +262,14 @@ KC_API int kc_memcpy_async(void *dst, const void *src, size_t bytes);
 KC_API int kc_memset(void *p, int value, size_t bytes);
 
 /* Allocates as kc_malloc, on device `device` of the backend (0 ..
- * kc_info.device_count - 1).  A host backend has one device, 0.  Errors:
+ * kc_info.device_count - 1).  A host backend has one device, 0; cuda
+ * drives every device of the machine, opening one on first use.  Memory
+ * of one device may be copied to another's with kc_memcpy or
+ * kc_memcpy_on; a kernel reads the memory of its queue's device.  Errors:
  * those of kc_malloc; KC_EINVAL (device out of range: the detail names the
- * count); KC_ENOTSUP (a device other than the one in use on a backend that
- * drives only that one, kc_info.device). */
+ * count); KC_ENOTSUP (a device other than the one in use, kc_info.device,
+ * on a backend that drives only that one: its plugin lacks the
+ * mem_alloc_on slot). */
 KC_API int kc_malloc_on(void **out, size_t bytes, kc_space space, int device,
                         const char *label);
 
@@ -292,10 +296,12 @@ KC_API int kc_pointer_device(const void *p, int *device);
  * every queue on their default one, in order (doc/queues.md). */
 typedef struct kc_queue kc_queue;
 
-/* Creates a queue on `device` (0 .. kc_info.device_count - 1).  Errors:
- * KC_EINVAL (out NULL, device out of range: the detail names the count),
- * KC_ENOTSUP (a device the backend does not drive, see kc_malloc_on),
- * KC_ENOMEM, KC_ENOINIT. */
+/* Creates a queue on `device` (0 .. kc_info.device_count - 1); the first
+ * queue or allocation on a device other than the default one opens it
+ * (cuda: its context; may take some time).  Errors: KC_EINVAL (out NULL,
+ * device out of range: the detail names the count), KC_ENOTSUP (a device
+ * other than kc_info.device on a backend without queue slots, or that
+ * cannot drive it), KC_ENOMEM, KC_ENOINIT. */
 KC_API int kc_queue_create(kc_queue **out, int device);
 
 /* Waits for the queue's work, then destroys it; the handle is dead after

@@ -78,6 +78,9 @@ enum {
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 };
 
+/* CUpointer_attribute */
+enum { CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9 };
+
 #define CU_MEMHOSTALLOC_PORTABLE 0x01
 #define CU_MEMHOSTALLOC_DEVICEMAP 0x02
 #define CU_MEM_ATTACH_GLOBAL 0x1
@@ -109,6 +112,10 @@ typedef struct kc__cu_api {
   CUresult (*cuEventQuery)(CUevent);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuCtxSynchronize)(void);
+  CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr);
+  /* Peer access between devices; NULL if the driver lacks them. */
+  CUresult (*cuDeviceCanAccessPeer)(int *, CUdevice, CUdevice);
+  CUresult (*cuCtxEnablePeerAccess)(CUcontext, unsigned);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemAllocManaged)(CUdeviceptr *, size_t, unsigned);

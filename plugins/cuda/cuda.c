@@ -1,12 +1,19 @@
 /* kc CUDA plugin — the backend table, device set-up, memory and fences.
  *
- * One device (cfg->device: KC_DEVICE, else the node-local rank an MPI or
- * Slurm launcher set modulo the device count, chosen by the core), its
- * primary context (shared with any other Driver/Runtime API user in the
- * process), one stream per queue (a lane: plugin.h) on which its launches
+ * The default device (cfg->device: KC_DEVICE, else the node-local rank an
+ * MPI or Slurm launcher set modulo the device count, chosen by the core)
+ * is opened at init; any other device when a queue or an allocation first
+ * names it (kc__cuda_device).  Each open device has its primary context
+ * (shared with any other Driver/Runtime API user in the process), its
+ * modules and one stream per queue (a lane: plugin.h) on which launches
  * and copies are queued in the order kc received them, the default
  * queue's included.  The launch path lives in launch.c, queues and events
  * in queues.c.
+ *
+ * KC_CUDA_VIRTUAL_DEVICES=N (testing aid) offers N devices mapped in turn
+ * onto the ones the driver sees, so that the code for several devices runs
+ * on a machine with one GPU: each virtual device has a state, modules and
+ * lanes of its own, over the physical device's one primary context.
  */
 #include <config.h>
 
@@ -65,19 +72,47 @@ int kc__cuda_current(kc__cuda_state *s) {
 
 /* -------------------------------------------------------- probe / init */
 
+/* KC_CUDA_VIRTUAL_DEVICES: 0 when unset, the count when valid, -1 when
+ * not a number from 1 to KC__CUDA_MAX_DEVICES. */
+static int virtual_devices(void) {
+  const char *v = getenv("KC_CUDA_VIRTUAL_DEVICES");
+  if (!v || !*v)
+    return 0;
+  char *end;
+  long n = strtol(v, &end, 10);
+  return *end || n < 1 || n > KC__CUDA_MAX_DEVICES ? -1 : (int)n;
+}
+
+/* The devices the driver sees (*nphys) and those kc offers (*n). */
+static int device_counts(const kc__cu_api *cu, int *nphys, int *n) {
+  *nphys = *n = 0;
+  CUresult r = cu->cuDeviceGetCount(nphys);
+  if (r != CUDA_SUCCESS)
+    return kc_backend_error(KC_ENODEV, "no CUDA device (cuDeviceGetCount: %s)",
+                            kc__cu_errstr(r));
+  if (*nphys == 0)
+    return kc_backend_error(KC_ENODEV, "no CUDA device (the driver sees none)");
+  if (*nphys > KC__CUDA_MAX_DEVICES)
+    *nphys = KC__CUDA_MAX_DEVICES;
+  int v = virtual_devices();
+  if (v < 0)
+    return kc_backend_error(KC_EINVAL,
+                            "cuda: KC_CUDA_VIRTUAL_DEVICES=%s is not a count "
+                            "from 1 to %d",
+                            getenv("KC_CUDA_VIRTUAL_DEVICES"),
+                            KC__CUDA_MAX_DEVICES);
+  *n = v ? v : *nphys;
+  return 0;
+}
+
 static int probe(int *ndevices) {
   *ndevices = 0;
   const kc__cu_api *cu = kc__cu_load();
   if (!cu)
     return 0; /* reason set */
-  int n = 0;
-  CUresult r = cu->cuDeviceGetCount(&n);
-  if (r != CUDA_SUCCESS)
-    kc_backend_error(KC_ENODEV, "no CUDA device (cuDeviceGetCount: %s)",
-                     kc__cu_errstr(r));
-  else if (n == 0)
-    kc_backend_error(KC_ENODEV, "no CUDA device (the driver sees none)");
-  *ndevices = r == CUDA_SUCCESS ? n : 0;
+  int nphys, n;
+  if (device_counts(cu, &nphys, &n) == 0)
+    *ndevices = n;
   return 0;
 }
 
@@ -116,37 +151,23 @@ static int parse_grid(const char *v, int *full) {
                           "cuda: KC_CUDA_GRID=%s; use resident or full", v);
 }
 
-static void release_all(kc__cuda_state *s);
+static void release_device(kc__cuda_state *s);
 
-static int init(void *state, const kc_backend_config *cfg) {
-  kc__cuda_state *s = state;
-  int rc = parse_mode(getenv("KC_CUDA_LAUNCH"), &s->mode);
-  if (rc == 0)
-    rc = parse_grid(getenv("KC_CUDA_GRID"), &s->grid_full);
-  if (rc)
-    return rc;
-  s->verbose = cfg->verbose;
-  s->cu = kc__cu_load();
-  if (!s->cu)
-    return KC_ENODEV;
+/* Opens device `ordinal` into s (zeroed but for cu, top, ndev, nphys and
+ * the options): its primary context, properties and default lane.  On
+ * failure nothing is held. */
+static int device_open(kc__cuda_state *s, int ordinal) {
   const kc__cu_api *cu = s->cu;
-  CUresult r = cu->cuDeviceGetCount(&s->ndev);
-  if (r != CUDA_SUCCESS || s->ndev == 0)
-    return kc_backend_error(KC_ENODEV, "no CUDA device%s%s",
-                            r ? " (cuDeviceGetCount: " : "",
-                            r ? kc__cu_errstr(r) : "");
-  s->ordinal = cfg->device;
-  if (s->ordinal < 0 || s->ordinal >= s->ndev)
-    return kc_backend_error(KC_ENODEV,
-                            "cuda: KC_DEVICE=%d, but there %s %d CUDA "
-                            "device%s (0..%d)",
-                            s->ordinal, s->ndev == 1 ? "is" : "are", s->ndev,
-                            s->ndev == 1 ? "" : "s", s->ndev - 1);
-  if ((r = cu->cuDeviceGet(&s->dev, s->ordinal)) != CUDA_SUCCESS)
+  int rc;
+  CUresult r;
+  s->ordinal = ordinal;
+  s->physical = ordinal % s->nphys;
+  if ((r = cu->cuDeviceGet(&s->dev, s->physical)) != CUDA_SUCCESS)
     return kc__cuda_fail(s, r, KC_ENODEV, "cuDeviceGet");
   if ((r = cu->cuDevicePrimaryCtxRetain(&s->ctx, s->dev)) != CUDA_SUCCESS)
     return kc__cuda_fail(s, r, KC_ENODEV, "cuDevicePrimaryCtxRetain");
-  /* The core serialises init, so a plain increment is enough. */
+  /* Init and the slots that open devices run under the runtime lock, so a
+   * plain increment is enough. */
   s->generation = ++generation;
   if ((rc = kc__cuda_current(s)) != 0)
     goto fail;
@@ -187,23 +208,145 @@ static int init(void *state, const kc_backend_config *cfg) {
   s->cur = &s->main;
   if ((rc = kc__cuda_lane_open(s, &s->main)) != 0)
     goto fail;
+  s->main.dev = s;
   kc_backend_verbose(
-      "cuda: device %d: %s, sm_%d%d, %d SMs, %.1f GiB, driver "
+      "cuda: device %d%s: %s, sm_%d%d, %d SMs, %.1f GiB, driver "
       "%d.%d, launch mode %s",
-      s->ordinal, d->name, d->compute_major, d->compute_minor,
-      d->multiprocessors, (double)d->total_memory / (1024.0 * 1024 * 1024),
+      s->ordinal, s->physical != s->ordinal ? " (virtual)" : "", d->name,
+      d->compute_major, d->compute_minor, d->multiprocessors,
+      (double)d->total_memory / (1024.0 * 1024 * 1024),
       s->driver_version / 1000, s->driver_version % 1000 / 10,
       getenv("KC_CUDA_LAUNCH") ? getenv("KC_CUDA_LAUNCH") : "auto");
   return 0;
 fail:
-  release_all(s);
+  release_device(s);
   return rc;
 }
 
-static void release_all(kc__cuda_state *s) {
+static int init(void *state, const kc_backend_config *cfg) {
+  kc__cuda_state *s = state;
+  int rc = parse_mode(getenv("KC_CUDA_LAUNCH"), &s->mode);
+  if (rc == 0)
+    rc = parse_grid(getenv("KC_CUDA_GRID"), &s->grid_full);
+  if (rc)
+    return rc;
+  s->verbose = cfg->verbose;
+  s->top = s;
+  s->cu = kc__cu_load();
+  if (!s->cu)
+    return KC_ENODEV;
+  if ((rc = device_counts(s->cu, &s->nphys, &s->ndev)) != 0)
+    return rc;
+  if (cfg->device < 0 || cfg->device >= s->ndev)
+    return kc_backend_error(KC_ENODEV,
+                            "cuda: KC_DEVICE=%d, but there %s %d CUDA "
+                            "device%s (0..%d)",
+                            cfg->device, s->ndev == 1 ? "is" : "are", s->ndev,
+                            s->ndev == 1 ? "" : "s", s->ndev - 1);
+  if ((rc = device_open(s, cfg->device)) != 0)
+    return rc;
+  s->devs[s->ordinal] = s;
+  return 0;
+}
+
+/* Lets each of two open devices read the other's memory directly (copies
+ * and kernels), where the hardware allows; without it the driver stages
+ * copies between them through the host.  Best effort. */
+static void peer_enable(kc__cuda_state *a, kc__cuda_state *b) {
+  const kc__cu_api *cu = a->cu;
+  int can = 0;
+  if (a->physical == b->physical || !cu->cuDeviceCanAccessPeer ||
+      !cu->cuCtxEnablePeerAccess ||
+      cu->cuDeviceCanAccessPeer(&can, a->dev, b->dev) != CUDA_SUCCESS || !can)
+    return;
+  if (kc__cuda_current(a) == 0) {
+    CUresult r = cu->cuCtxEnablePeerAccess(b->ctx, 0);
+    kc_backend_verbose("cuda: device %d reads device %d's memory: %s",
+                       a->ordinal, b->ordinal,
+                       r == CUDA_SUCCESS ? "peer access on" : kc__cu_errstr(r));
+  }
+}
+
+int kc__cuda_device(kc__cuda_state *top, int device, kc__cuda_state **out) {
+  if (device < 0 || device >= top->ndev)
+    return kc_backend_error(KC_EINVAL,
+                            "cuda: device %d does not exist (%d device%s)",
+                            device, top->ndev, top->ndev == 1 ? "" : "s");
+  if (top->devs[device]) {
+    *out = top->devs[device];
+    return 0;
+  }
+  kc__cuda_state *s = calloc(1, sizeof *s);
+  if (!s)
+    return kc_backend_error(KC_ENOMEM, "cuda: out of memory opening device %d",
+                            device);
+  s->cu = top->cu;
+  s->top = top;
+  s->ndev = top->ndev;
+  s->nphys = top->nphys;
+  s->mode = top->mode;
+  s->grid_full = top->grid_full;
+  s->verbose = top->verbose;
+  int rc = device_open(s, device);
+  if (rc) {
+    free(s);
+    return rc;
+  }
+  for (int i = 0; i < top->ndev; i++)
+    if (top->devs[i]) {
+      peer_enable(s, top->devs[i]);
+      peer_enable(top->devs[i], s);
+    }
+  top->devs[device] = s;
+  *out = s;
+  return 0;
+}
+
+int kc__cuda_kernel_on(kc__cuda_state *s, const kc_kernel_info *k,
+                       kc__cuda_kernel **out) {
+  kc__cuda_kstate **pp = &s->kstates;
+  while (*pp && (*pp)->k != k)
+    pp = &(*pp)->next;
+  kc__cuda_kstate *ks = *pp;
+  if (!ks) {
+    if (!(ks = calloc(1, sizeof *ks)))
+      return kc_backend_error(KC_ENOMEM,
+                              "cuda: out of memory preparing kernel '%s' on "
+                              "device %d",
+                              k->name, s->ordinal);
+    ks->k = k;
+    ks->next = s->kstates;
+    s->kstates = ks;
+  } else if (ks != s->kstates) { /* the latest used first */
+    *pp = ks->next;
+    ks->next = s->kstates;
+    s->kstates = ks;
+  }
+  if (!ks->prepared) {
+    int rc = kc__cuda_kernel_prepare(s, k, &ks->K);
+    if (rc)
+      return rc;
+    ks->prepared = 1;
+  }
+  *out = &ks->K;
+  return 0;
+}
+
+/* After its work (or a fault): the device's kernels, modules, default
+ * lane and context. */
+static void release_device(kc__cuda_state *s) {
   const kc__cu_api *cu = s->cu;
+  if (s->ctx)
+    kc__cuda_current(s);
   if (s->main.stream && !s->sticky)
     cu->cuCtxSynchronize();
+  while (s->kstates) {
+    kc__cuda_kstate *ks = s->kstates;
+    s->kstates = ks->next;
+    if (ks->prepared)
+      kc__cuda_kernel_release(s, ks->k, &ks->K);
+    free(ks);
+  }
   kc__cuda_launch_finalize(s);
   kc__cuda_lane_close(s, &s->main);
   s->cur = NULL;
@@ -214,8 +357,13 @@ static void release_all(kc__cuda_state *s) {
 
 static void finalize(void *state) {
   kc__cuda_state *s = state;
-  kc__cuda_current(s);
-  release_all(s);
+  for (int i = 0; i < s->ndev; i++)
+    if (s->devs[i] && s->devs[i] != s) {
+      release_device(s->devs[i]);
+      free(s->devs[i]);
+      s->devs[i] = NULL;
+    }
+  release_device(s);
 }
 
 static int info(void *state, kc_info *out) {
@@ -232,8 +380,9 @@ static int info(void *state, kc_info *out) {
 
 /* ------------------------------------------------------------- memory */
 
-static int mem_alloc(void *state, kc_space space, size_t bytes, void **out) {
-  kc__cuda_state *s = state;
+/* mem_alloc on device s. */
+static int alloc_on(kc__cuda_state *s, kc_space space, size_t bytes,
+                    void **out) {
   CHECK_UP(s);
   size_t n = bytes ? bytes : 1;
   CUresult r = CUDA_SUCCESS;
@@ -284,12 +433,40 @@ static int mem_alloc(void *state, kc_space space, size_t bytes, void **out) {
   return 0;
 }
 
+static int mem_alloc(void *state, kc_space space, size_t bytes, void **out) {
+  return alloc_on(state, space, bytes, out);
+}
+
+static int mem_alloc_on(void *state, kc_space space, int device, size_t bytes,
+                        void **out) {
+  kc__cuda_state *s;
+  int rc = kc__cuda_device(state, device, &s);
+  return rc ? rc : alloc_on(s, space, bytes, out);
+}
+
+/* The open device whose context owns device memory p: the default one
+ * unless p is on another physical device. */
+static kc__cuda_state *owner_of(kc__cuda_state *top, void *p) {
+  int ord = -1;
+  if (top->cu->cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                     (CUdeviceptr)(uintptr_t)p) !=
+          CUDA_SUCCESS ||
+      ord == top->physical)
+    return top;
+  for (int i = 0; i < top->ndev; i++)
+    if (top->devs[i] && top->devs[i]->physical == ord)
+      return top->devs[i];
+  return top;
+}
+
 static int mem_free(void *state, kc_space space, void *p) {
   kc__cuda_state *s = state;
   if (space == KC_SPACE_HOST) {
     free(p);
     return 0;
   }
+  if (space != KC_SPACE_HOST_PINNED && !s->sticky && kc__cuda_current(s) == 0)
+    s = owner_of(s, p);
   /* After a fault the driver refuses most calls; the memory goes with the
    * context. */
   if (s->sticky)
@@ -303,12 +480,23 @@ static int mem_free(void *state, kc_space space, void *p) {
   return r ? kc__cuda_fail(s, r, KC_EDEVICE, "freeing memory") : 0;
 }
 
-/* kc_fence: every queue's work (every stream of the context). */
+/* kc_fence: every queue's work (every stream of every open device's
+ * context); the first error. */
 static int fence(void *state) {
-  kc__cuda_state *s = state;
-  CHECK_UP(s);
-  CUresult r = s->cu->cuCtxSynchronize();
-  return r ? kc__cuda_fail(s, r, KC_EDEVICE, "cuCtxSynchronize") : 0;
+  kc__cuda_state *top = state;
+  int first = 0;
+  for (int i = 0; i < top->ndev; i++) {
+    kc__cuda_state *s = top->devs[i];
+    if (!s)
+      continue;
+    int rc = kc__cuda_up(s);
+    CUresult r = rc ? CUDA_SUCCESS : s->cu->cuCtxSynchronize();
+    if (r)
+      rc = kc__cuda_fail(s, r, KC_EDEVICE, "cuCtxSynchronize");
+    if (rc && !first)
+      first = rc;
+  }
+  return first;
 }
 
 /* Waits for one lane's work. */
@@ -410,4 +598,5 @@ KC_API const kc_backend_ops kc_backend_cuda = {
     .event_elapsed = kc__cuda_event_elapsed,
     .mem_copy_on = kc__cuda_mem_copy_on,
     .mem_set_on = kc__cuda_mem_set_on,
+    .mem_alloc_on = mem_alloc_on,
 };

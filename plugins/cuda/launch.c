@@ -264,15 +264,23 @@ static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
 
 int kc__cuda_launch(void *state, const kc_launch *l) {
   kc__cuda_state *s = state;
-  int rc = kc__cuda_up(s);
-  if (rc)
-    return rc;
-  /* The queue's lane (queues.c), or the default queue's. */
-  s->cur = l->queue ? (kc__cuda_lane *)l->queue : &s->main;
+  /* The queue's lane (queues.c), or the default queue's, and its device:
+   * the kernel's state there (the core's is the default device's). */
+  kc__cuda_lane *L = l->queue ? (kc__cuda_lane *)l->queue : &s->main;
   job j;
   j.l = l;
   j.k = l->kernel;
   j.K = l->kernel_state;
+  int rc;
+  if (L->dev != s) {
+    s = L->dev;
+    if ((rc = kc__cuda_up(s)) != 0 ||
+        (rc = kc__cuda_kernel_on(s, l->kernel, &j.K)) != 0)
+      return rc;
+  }
+  if ((rc = kc__cuda_up(s)) != 0)
+    return rc;
+  s->cur = L;
   if (j.k->kind == KC_KERNEL_CALL)
     return launch_call(s, j.K, l, l->policy.end[0] - l->policy.begin[0]);
   if (nothing_to_do(l))

@@ -107,6 +107,7 @@ typedef struct kc__cuda_kernel {
  * the slice at b * (bytes per team).  Buffers grow (after a synchronisation
  * of the lane's stream) when a launch needs more, never shrink. */
 typedef struct kc__cuda_lane {
+  struct kc__cuda_state *dev; /* the device the lane's stream is on */
   CUstream stream;
   kc__cuda_ring ring; /* functor staging (constant and global modes) */
   CUdeviceptr partials;
@@ -119,9 +120,30 @@ typedef struct kc__cuda_lane {
   size_t scratch1_size;
 } kc__cuda_lane;
 
+/* A kernel prepared on a device other than the default one: its
+ * kc__cuda_kernel for that device's context (the default device's lives
+ * in the core's kernel_state). */
+typedef struct kc__cuda_kstate {
+  const kc_kernel_info *k;
+  struct kc__cuda_kstate *next;
+  int prepared;
+  kc__cuda_kernel K;
+} kc__cuda_kstate;
+
+/* Devices kc can name (Kokkos Tools' device ids have 7 bits for it). */
+#define KC__CUDA_MAX_DEVICES 128
+
+/* One device: its primary context, properties, modules and default lane.
+ * The core's plugin state is the default device's (KC_DEVICE); it opens
+ * the others when a queue or an allocation first names them (`devs`,
+ * kc__cuda_device) and closes them at finalize.  Everything but `devs`,
+ * `nphys` and `top` is per device. */
 typedef struct kc__cuda_state {
   const kc__cu_api *cu;
+  struct kc__cuda_state *top; /* the default device's state */
   int ordinal, ndev, driver_version;
+  int physical; /* the driver's ordinal (ordinal modulo nphys) */
+  int nphys;    /* devices the driver sees (ndev: what kc offers) */
   CUdevice dev;
   CUcontext ctx;
   unsigned generation; /* of this init, for kc__cuda_current */
@@ -139,7 +161,18 @@ typedef struct kc__cuda_state {
   /* The lane of the slot running now (set by launch and the copy slots,
    * under the runtime lock): &main or a queue's. */
   kc__cuda_lane *cur;
+  kc__cuda_kstate *kstates; /* kernels prepared here (not on top) */
+  struct kc__cuda_state *devs[KC__CUDA_MAX_DEVICES]; /* top only */
 } kc__cuda_state;
+
+/* The state of device `device` (0 .. ndev - 1) of `top`: top itself, or
+ * the device opened on first use (its primary context retained, its
+ * default lane made).  0 and *out, or a KC_E code with a detail. */
+int kc__cuda_device(kc__cuda_state *top, int device, kc__cuda_state **out);
+
+/* Kernel k's state on device s (s not top): prepared on first use. */
+int kc__cuda_kernel_on(kc__cuda_state *s, const kc_kernel_info *k,
+                       kc__cuda_kernel **out);
 
 /* Makes the plugin's context current on the calling thread (cheap when it
  * already is: a thread-local compare). */

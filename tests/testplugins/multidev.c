@@ -1,8 +1,13 @@
 /* A good plugin with several devices (KC_TEST_MULTIDEV_COUNT, default 4):
  * it runs kernels on the host like every test plugin, but reports the
  * device the core chose for it (cfg->device), so that tests/t-devmap can
- * watch the core map KC_DEVICE and launchers' local ranks to devices. */
+ * watch the core map KC_DEVICE and launchers' local ranks to devices.
+ * Its memory is host memory in every space, device space listed (so the
+ * core records a device per allocation); mem_alloc fills an allocation
+ * with the default device's number and mem_alloc_on with the device it
+ * was given, so that t-devmap sees which device the core asked for. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
 
@@ -37,9 +42,55 @@ static int multidev_info(void *state, kc_info *out) {
   tp_info(state, out);
   out->device_count = s->count;
   out->device = s->device;
+  out->spaces |= 1u << KC_SPACE_DEVICE;
+  return 0;
+}
+
+static int md_alloc_on(void *state, kc_space space, int device, size_t bytes,
+                       void **out) {
+  multidev_state *s = state;
+  (void)space;
+  if (device < 0 || device >= s->count)
+    return kc_backend_error(KC_EINVAL, "multidev: no device %d", device);
+  if (!(*out = malloc(bytes)))
+    return kc_backend_error(KC_ENOMEM, "multidev: out of memory");
+  memset(*out, device, bytes);
+  return 0;
+}
+
+static int md_alloc(void *state, kc_space space, size_t bytes, void **out) {
+  return md_alloc_on(state, space, ((multidev_state *)state)->device, bytes,
+                     out);
+}
+
+static int md_free(void *state, kc_space space, void *p) {
+  (void)state;
+  (void)space;
+  free(p);
+  return 0;
+}
+
+static int md_copy(void *state, void *dst, kc_space dst_space, const void *src,
+                   kc_space src_space, size_t bytes, int async) {
+  (void)state;
+  (void)dst_space;
+  (void)src_space;
+  (void)async;
+  memmove(dst, src, bytes);
+  return 0;
+}
+
+static int md_set(void *state, void *p, kc_space space, int value,
+                  size_t bytes) {
+  (void)state;
+  (void)space;
+  memset(p, value, bytes);
   return 0;
 }
 
 KC_API const kc_backend_ops kc_backend_multidev = {
-    TP_OPS("multidev"), .probe = multidev_probe, .init = multidev_init,
-    .info = multidev_info};
+    TP_OPS("multidev"),         .probe = multidev_probe,
+    .init = multidev_init,      .info = multidev_info,
+    .mem_alloc = md_alloc,      .mem_free = md_free,
+    .mem_copy = md_copy,        .mem_set = md_set,
+    .mem_alloc_on = md_alloc_on};
