@@ -19,6 +19,11 @@
  * this program once per thread count.  Each implementation runs all its
  * constructs in one block, after a pause that lets the other runtime's idle
  * workers go to sleep.
+ *
+ * With --queue, kc also launches the same parallel_for on a queue of its
+ * own (kc_queue_create, kc_policy_on): the row parallel_for@q, beside the
+ * default queue's parallel_for in the same run.  Its baseline is the same
+ * `omp parallel for`, measured once.
  */
 #include <getopt.h>
 #include <math.h>
@@ -34,15 +39,16 @@
 
 static const char *prog = "dispatch";
 
-enum { C_FOR, C_REDUCE, C_SCAN, C_COUNT };
-static const char *const cname[C_COUNT] = {"parallel_for", "parallel_reduce",
-                                           "parallel_scan"};
-static const char *const bname[C_COUNT] = {"omp parallel for",
-                                           "omp parallel for reduction",
-                                           "omp parallel (2-pass scan)"};
+/* C_FOR_QUEUE, measured with --queue only, is C_FOR on a kc queue. */
+enum { C_FOR, C_REDUCE, C_SCAN, C_COUNT, C_FOR_QUEUE = C_COUNT, C_ALL };
+static const char *const cname[C_ALL] = {"parallel_for", "parallel_reduce",
+                                         "parallel_scan", "parallel_for@q"};
+static const char *const bname[C_ALL] = {
+    "omp parallel for", "omp parallel for reduction",
+    "omp parallel (2-pass scan)", "omp parallel for"};
 /* Delays per index each construct runs: the two-pass scan runs its body
  * twice. */
-static const int cdelays[C_COUNT] = {1, 1, 2};
+static const int cdelays[C_ALL] = {1, 1, 2, 1};
 
 static struct {
   int outer;
@@ -50,13 +56,15 @@ static struct {
   const char *csv;
   int verbose;
   double warmup_ms;
-} o = {20, 1000.0, 0.1, NULL, 0, 200.0};
+  int queue;
+} o = {20, 1000.0, 0.1, NULL, 0, 200.0, 0};
 
 static long long n;           /* indices per launch: one per thread */
 static long long delay_len;   /* DISPATCH_DELAY length giving delay_us */
 static double *out, *partial; /* kc_malloc'd; host memory on host backends */
 static kc_kernel *kk[C_COUNT];
-static int bad; /* results that failed validation */
+static kc_queue *queue; /* --queue: where C_FOR_QUEUE launches */
+static int bad;         /* results that failed validation */
 
 static double delay_value(void) {
   double v;
@@ -74,6 +82,10 @@ static void launch(int impl, int c) {
     case C_FOR:
       BENCH_KC(kc_parallel_for("dispatch_for", kk[c], &p, &f, sizeof f));
       break;
+    case C_FOR_QUEUE:
+      p = kc_policy_on(p, queue);
+      BENCH_KC(kc_parallel_for("dispatch_for", kk[C_FOR], &p, &f, sizeof f));
+      break;
     case C_REDUCE:
       BENCH_KC(
           kc_parallel_reduce("dispatch_reduce", kk[c], &p, &f, sizeof f, &r));
@@ -89,6 +101,7 @@ static void launch(int impl, int c) {
   } else {
     switch (c) {
     case C_FOR:
+    case C_FOR_QUEUE:
       omp_dispatch_for(out, n, delay_len);
       break;
     case C_REDUCE:
@@ -110,7 +123,7 @@ static void check_out(const char *who, int c) {
   if (c == C_REDUCE)
     return;
   for (long long i = 0; i < n; i++) {
-    double want = c == C_FOR ? v : (double)(i + 1) * v;
+    double want = c == C_SCAN ? (double)(i + 1) * v : v;
     if (out[i] != want) {
       fprintf(stderr, "%s: %s %s: out[%lld] = %.17g, want %.17g\n", prog, who,
               cname[c], i, out[i], want);
@@ -241,6 +254,8 @@ static void usage(FILE *f) {
           "  --csv FILE     write the figures as CSV\n"
           "  --warmup-ms W  untimed launches before each construct "
           "(default 200)\n"
+          "  --queue        also launch the parallel_for on a kc queue "
+          "(row parallel_for@q)\n"
           "  -v, --verbose  print every outer repetition\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
           "77 backend absent or not a host backend.\n",
@@ -255,6 +270,7 @@ int main(int argc, char **argv) {
       {"csv", required_argument, NULL, 'c'},
       {"verbose", no_argument, NULL, 'v'},
       {"warmup-ms", required_argument, NULL, 'w'},
+      {"queue", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   int ch;
@@ -265,6 +281,9 @@ int main(int argc, char **argv) {
       break;
     case 'w':
       o.warmup_ms = atof(optarg);
+      break;
+    case 'q':
+      o.queue = 1;
       break;
     case 'o':
       o.outer = atoi(optarg);
@@ -312,6 +331,9 @@ int main(int argc, char **argv) {
   BENCH_KC(kc_kernel_get("dispatch_for", &kk[C_FOR]));
   BENCH_KC(kc_kernel_get("dispatch_reduce", &kk[C_REDUCE]));
   BENCH_KC(kc_kernel_get("dispatch_scan", &kk[C_SCAN]));
+  if (o.queue)
+    BENCH_KC(kc_queue_create(&queue, 0));
+  int nc = o.queue ? C_ALL : C_COUNT;
   calibrate_delay();
   double dus = time_reference(1, 100000) / 100000 * 1e6;
 
@@ -324,11 +346,15 @@ int main(int argc, char **argv) {
          n, dus, delay_len, o.outer, o.target_us);
   fflush(stdout);
 
-  result res[2][C_COUNT];
+  result res[2][C_ALL];
   for (int impl = 0; impl < 2; impl++) {
     pause_ms(100);
     for (int c = 0; c < C_COUNT; c++)
       res[impl][c] = measure(impl, c);
+  }
+  if (o.queue) {
+    res[0][C_FOR_QUEUE] = measure(0, C_FOR_QUEUE);
+    res[1][C_FOR_QUEUE] = res[1][C_FOR]; /* OpenMP has no queue */
   }
   if (bad)
     fprintf(stderr, "%s: %d wrong results\n", prog, bad);
@@ -340,7 +366,7 @@ int main(int argc, char **argv) {
                              "base_inner,outer,baseline");
   printf("\n%-16s %9s %7s %9s %7s %7s  %s\n", "construct", "kc us", "+-95%",
          "omp us", "+-95%", "ratio", "baseline construct");
-  for (int c = 0; c < C_COUNT; c++) {
+  for (int c = 0; c < nc; c++) {
     result *k = &res[0][c], *b = &res[1][c];
     double ratio = b->st.mean > 0 ? k->st.mean / b->st.mean : NAN;
     printf("%-16s %9.3f %7.3f %9.3f %7.3f %7.2f  %s\n", cname[c], k->st.mean,
@@ -354,7 +380,12 @@ int main(int argc, char **argv) {
   }
   printf("(overhead per launch in microseconds, reference delay "
          "subtracted; ratio = kc / OpenMP, lower is better for kc)\n");
+  if (o.queue)
+    printf("(parallel_for@q: the parallel_for on a kc queue; its OpenMP "
+           "figure is the parallel_for row's)\n");
   bench_csv_close(prog, csv, o.csv);
+  if (queue)
+    BENCH_KC(kc_queue_destroy(queue));
   kc_free(out);
   free(partial);
   kc_finalize();
