@@ -189,8 +189,10 @@ static int prepare(kc_kernel *k) {
 }
 
 /* The launch proper, between kc__enter and kc__leave: the runtime stays up
- * until it returns, so nothing is re-checked after a lock. */
-static int launch_entered(call c, kc_kernel *k, kc_launch *l) {
+ * until it returns, so nothing is re-checked after a lock.  `q` is the
+ * policy's queue, only for the tools (the backend has l->queue). */
+static int launch_entered(call c, kc_kernel *k, kc_launch *l,
+                          const kc_queue *q) {
   static const kc__tools_parallel what[] = {KC__TOOLS_FOR, KC__TOOLS_REDUCE,
                                             KC__TOOLS_SCAN, KC__TOOLS_FOR};
   uint64_t kid = 0;
@@ -206,7 +208,7 @@ static int launch_entered(call c, kc_kernel *k, kc_launch *l) {
     pthread_mutex_unlock(&kc__rt.lock);
     if (rc < 0)
       return rc;
-    kc__tools_begin_parallel(what[c], l->label, &kid);
+    kc__tools_begin_parallel(what[c], l->label, kc__queue_tools_id(q), &kid);
     pthread_mutex_lock(&kc__rt.lock);
     l->kernel_state = k->state;
     rc = KC__SLOT(kc__rt.ops->launch(kc__rt.state, l));
@@ -222,11 +224,11 @@ static int launch_entered(call c, kc_kernel *k, kc_launch *l) {
   return rc;
 }
 
-static int launch(call c, kc_kernel *k, kc_launch *l) {
+static int launch(call c, kc_kernel *k, kc_launch *l, const kc_queue *q) {
   int rc = kc__enter(call_fn[c]);
   if (kc__unlikely(rc < 0))
     return rc;
-  rc = launch_entered(c, k, l);
+  rc = launch_entered(c, k, l, q);
   kc__leave();
   return rc;
 }
@@ -265,7 +267,7 @@ int kc_parallel_for(const char *label, kc_kernel *kernel,
     return rc;
   if (label && *label)
     l.label = label;
-  return launch(CALL_FOR, kernel, &l);
+  return launch(CALL_FOR, kernel, &l, policy->queue);
 }
 
 int kc_parallel_reduce(const char *label, kc_kernel *kernel,
@@ -286,7 +288,7 @@ int kc_parallel_reduce(const char *label, kc_kernel *kernel,
     l.label = label;
   if ((rc = result_target(CALL_REDUCE, &l, result)) < 0)
     return rc;
-  return launch(CALL_REDUCE, kernel, &l);
+  return launch(CALL_REDUCE, kernel, &l, policy->queue);
 }
 
 int kc_parallel_scan(const char *label, kc_kernel *kernel,
@@ -302,7 +304,7 @@ int kc_parallel_scan(const char *label, kc_kernel *kernel,
     l.label = label;
   if ((rc = result_target(CALL_SCAN, &l, total)) < 0)
     return rc;
-  return launch(CALL_SCAN, kernel, &l);
+  return launch(CALL_SCAN, kernel, &l, policy->queue);
 }
 
 int kc_parallel_call(const char *label, kc_kernel *kernel,
@@ -333,5 +335,5 @@ int kc_parallel_call(const char *label, kc_kernel *kernel,
     l.label = label;
   l.nargs = nargs;
   l.args = args;
-  return launch(CALL_CALL, kernel, &l);
+  return launch(CALL_CALL, kernel, &l, policy->queue);
 }

@@ -93,8 +93,8 @@ int kc__tools_active = 0;
  * lock, while no other kc call may run), read by the hooks. */
 static struct tool *tools;
 static int ntools;
-static uint32_t devid_queue;  /* kernels: the backend's one queue */
-static uint32_t devid_global; /* fences: global device synchronisation */
+static uint32_t devid_queue;  /* the default queue (instance 1) */
+static uint32_t devid_global; /* kc_fence: global device synchronisation */
 static const char *space_names[KC_SPACE_COUNT];
 /* Whether a fence precedes the parallel / region callbacks: some tool that
  * defines the callback asked for (or did not refuse) global fencing. */
@@ -108,9 +108,17 @@ static _Thread_local const char *own_fence_name;
 
 /* Kokkos' layout of a 32-bit device id: 8 bits of device type, 7 bits of
  * device number, 17 bits of instance.  Instance 0 is reserved for global
- * synchronisation; Kokkos numbers real instances from 1. */
-enum { TYPE_SHIFT = 24, DEVICE_SHIFT = 17, DEVICE_MASK = 0x7f };
-enum { INSTANCE_GLOBAL = 0, INSTANCE_QUEUE = 1 };
+ * synchronisation; Kokkos numbers the instances of each execution space
+ * from 1, one number per instance object (idForInstance), and kc numbers
+ * its queues the same way (profiling.h).  Kokkos adds the number to the
+ * rest of the id unmasked, so a number past 17 bits would spill into the
+ * device bits; kc's never exceed KC__TOOLS_INSTANCE_LAST. */
+enum {
+  TYPE_SHIFT = 24,
+  DEVICE_SHIFT = 17,
+  DEVICE_MASK = 0x7f,
+  INSTANCE_MASK = 0x1ffff
+};
 
 /* Kokkos' DeviceType numbering; backends Kokkos does not know are
  * "Unknown" (9). */
@@ -128,6 +136,12 @@ static uint32_t device_type(const char *backend) {
 }
 
 uint32_t kc__tools_device_id(void) { return devid_queue; }
+
+uint32_t kc__tools_queue_id(int device, unsigned instance) {
+  uint32_t dev = device > 0 ? (uint32_t)device : 0;
+  return devid_global | (dev & DEVICE_MASK) << DEVICE_SHIFT |
+         (instance & INSTANCE_MASK);
+}
 
 /* -------------------------------------------------------- space names */
 
@@ -174,26 +188,34 @@ static struct kp_space_handle space_handle(kc_space space) {
 
 /* ------------------------------------------------------------ fencing */
 
-/* A fence on behalf of the tools.  kc_fence reports it to the tools like
- * any other (begin/end_fence, under `why`).  Its failure is left for the
- * application's next kc_fence to see: the detail of the call in progress
- * is put back, so a tool never changes what the application is told. */
-static void tools_fence(const char *why) {
+/* A fence on behalf of the tools: of the one queue whose device id is
+ * `devid` when `devid` names a live queue, else kc_fence.  kc reports it
+ * to the tools like any other (begin/end_fence, under `why`).  Its failure
+ * is left for the application's next fence to see: the detail of the call
+ * in progress is put back, so a tool never changes what the application
+ * is told. */
+static void tools_fence(const char *why, uint32_t devid) {
   const char *prev = own_fence_name;
   char *saved = strdup(kc_last_error());
   own_fence_name = why;
-  int rc = kc_fence();
+  int rc = 0;
+  /* A global id (instance 0) needs no look-up: the fences before each
+   * kernel and region callback pass one. */
+  if ((devid & INSTANCE_MASK) == KC__TOOLS_INSTANCE_GLOBAL ||
+      !kc__queue_tools_fence(devid, &rc))
+    rc = kc_fence();
   own_fence_name = prev;
   if (rc != 0 && saved)
     kc__error(rc, "%s", saved);
   free(saved);
 }
 
-/* The fence of Kokkos' tool programming interface.  kc has one queue per
- * process, so every device id means the same fence. */
+/* The fence of Kokkos' tool programming interface: as Kokkos fences the
+ * execution-space instance a device id names, kc fences the queue, or
+ * everything for an id that names none (a global id, a queue destroyed
+ * meanwhile, another device type). */
 static void tool_invoked_fence(uint32_t devID) {
-  (void)devID;
-  tools_fence("kc::tools: fence requested by a tool");
+  tools_fence("kc::tools: fence requested by a tool", devID);
 }
 
 /* Contains Kokkos' label for the fences it adds for tools, which tools
@@ -422,9 +444,8 @@ static const char *env_or(const char *name, const char *fallback,
 void kc__tools_init(const kc_info *info) {
   uint32_t type = device_type(info ? info->backend : NULL);
   uint32_t dev = (info && info->device > 0) ? (uint32_t)info->device : 0;
-  devid_global = type << TYPE_SHIFT | INSTANCE_GLOBAL;
-  devid_queue =
-      devid_global | (dev & DEVICE_MASK) << DEVICE_SHIFT | INSTANCE_QUEUE;
+  devid_global = type << TYPE_SHIFT | KC__TOOLS_INSTANCE_GLOBAL;
+  devid_queue = kc__tools_queue_id((int)dev, KC__TOOLS_INSTANCE_DEFAULT);
   name_spaces(info);
 
   const char *var;
@@ -525,17 +546,17 @@ void kc__tools_finalize(void) {
 /* ------------------------------------------------------------ hooks */
 
 void kc__tools_begin_parallel(kc__tools_parallel what, const char *label,
-                              uint64_t *kid) {
+                              uint32_t devid, uint64_t *kid) {
   *kid = 0;
   if ((unsigned)what > KC__TOOLS_SCAN || !tools)
     return;
   if (fence_parallel[what])
-    tools_fence(global_fence_name);
+    tools_fence(global_fence_name, devid_global);
   if (!label)
     label = "";
   if (ntools == 1) {
     if (tools[0].begin_parallel[what])
-      tools[0].begin_parallel[what](label, devid_queue, kid);
+      tools[0].begin_parallel[what](label, devid, kid);
     return;
   }
   uint64_t *ids = ids_new();
@@ -543,7 +564,7 @@ void kc__tools_begin_parallel(kc__tools_parallel what, const char *label,
     return;
   for (int i = 0; i < ntools; i++)
     if (tools[i].begin_parallel[what])
-      tools[i].begin_parallel[what](label, devid_queue, &ids[i]);
+      tools[i].begin_parallel[what](label, devid, &ids[i]);
   *kid = ids_pack(ids);
 }
 
@@ -551,7 +572,7 @@ void kc__tools_end_parallel(kc__tools_parallel what, uint64_t kid) {
   if ((unsigned)what > KC__TOOLS_SCAN || !tools)
     return;
   if (fence_parallel[what])
-    tools_fence(global_fence_name);
+    tools_fence(global_fence_name, devid_global);
   if (ntools == 1) {
     if (tools[0].end_parallel[what])
       tools[0].end_parallel[what](kid);
@@ -570,7 +591,7 @@ void kc__tools_push_region(const char *name) {
   if (!tools)
     return;
   if (fence_region)
-    tools_fence(global_fence_name);
+    tools_fence(global_fence_name, devid_global);
   for (int i = 0; i < ntools; i++)
     if (tools[i].push_region)
       tools[i].push_region(name ? name : "");
@@ -580,7 +601,7 @@ void kc__tools_pop_region(void) {
   if (!tools)
     return;
   if (fence_region)
-    tools_fence(global_fence_name);
+    tools_fence(global_fence_name, devid_global);
   for (int i = 0; i < ntools; i++)
     if (tools[i].pop_region)
       tools[i].pop_region();
@@ -620,17 +641,15 @@ void kc__tools_end_deep_copy(void) {
       tools[i].end_deep_copy();
 }
 
-void kc__tools_begin_fence(const char *name, uint64_t *id) {
+static void begin_fence(const char *name, uint32_t devid, uint64_t *id) {
   *id = 0;
   if (!tools)
     return;
   if (own_fence_name)
     name = own_fence_name;
-  if (!name)
-    name = "kc_fence";
   if (ntools == 1) {
     if (tools[0].begin_fence)
-      tools[0].begin_fence(name, devid_global, id);
+      tools[0].begin_fence(name, devid, id);
     return;
   }
   uint64_t *ids = ids_new();
@@ -638,8 +657,23 @@ void kc__tools_begin_fence(const char *name, uint64_t *id) {
     return;
   for (int i = 0; i < ntools; i++)
     if (tools[i].begin_fence)
-      tools[i].begin_fence(name, devid_global, &ids[i]);
+      tools[i].begin_fence(name, devid, &ids[i]);
   *id = ids_pack(ids);
+}
+
+void kc__tools_begin_fence(const char *name, uint64_t *id) {
+  begin_fence(name ? name : "kc_fence", devid_global, id);
+}
+
+/* Kokkos names an instance's fence after the space and the instance
+ * ("Kokkos::Cuda::fence(): Unnamed Instance Fence"); kc's queues have no
+ * names, so the instance number says which queue. */
+void kc__tools_begin_queue_fence(const char *what, uint32_t devid,
+                                 uint64_t *id) {
+  char name[64];
+  snprintf(name, sizeof name, "%s: queue %u", what ? what : "kc_queue_fence",
+           (unsigned)(devid & INSTANCE_MASK));
+  begin_fence(name, devid, id);
 }
 
 void kc__tools_end_fence(uint64_t id) {

@@ -55,9 +55,10 @@ typedef enum kc__tools_parallel {
   KC__TOOLS_SCAN = 2
 } kc__tools_parallel;
 
-/* Around each launch; *kid receives the tool's kernel id. */
+/* Around each launch; `devid` is the device id of the queue it runs on
+ * (kc__queue_tools_id); *kid receives the tool's kernel id. */
 void kc__tools_begin_parallel(kc__tools_parallel what, const char *label,
-                              uint64_t *kid);
+                              uint32_t devid, uint64_t *kid);
 void kc__tools_end_parallel(kc__tools_parallel what, uint64_t kid);
 
 void kc__tools_push_region(const char *name);
@@ -74,7 +75,13 @@ void kc__tools_begin_deep_copy(kc_space dst_space, const char *dst_label,
                                uint64_t size);
 void kc__tools_end_deep_copy(void);
 
+/* A global fence (kc_fence): the global-synchronisation device id. */
 void kc__tools_begin_fence(const char *name, uint64_t *id);
+/* A fence of one queue (kc_queue_fence, kc_queue_destroy), reported as
+ * "<what>: queue <instance>" with the queue's device id `devid`. */
+void kc__tools_begin_queue_fence(const char *what, uint32_t devid,
+                                 uint64_t *id);
+/* Ends either kind of fence. */
 void kc__tools_end_fence(uint64_t id);
 
 /* ------------------------------------------------ mirrors, metadata */
@@ -92,10 +99,37 @@ void kc__tools_dual_view_modify(const char *label, const void *ptr,
 void kc__tools_dual_view_sync(const char *label, const void *ptr,
                               int to_device);
 
-/* The Kokkos Tools device id of kc's one execution queue on the backend in
- * use (see doc/profiling.md, "Device ids", for the encoding); valid after
- * kc__tools_init. */
+/* ------------------------------------------------ device ids, queues */
+
+/* Instance numbers, the low 17 bits of a device id (doc/profiling.md,
+ * "Device ids"): 0 is global synchronisation (kc_fence), 1 the default
+ * queue; kc_queue_create hands out 2 .. KC__TOOLS_INSTANCE_LAST (queue.c).
+ * The last number is one short of the 17 bits' maximum, which Kokkos
+ * reserves, with device 127, for deep-copy synchronisation. */
+enum {
+  KC__TOOLS_INSTANCE_GLOBAL = 0,
+  KC__TOOLS_INSTANCE_DEFAULT = 1,
+  KC__TOOLS_INSTANCE_LAST = 0x1fffe
+};
+
+/* The Kokkos Tools device id of the default queue on the backend in use;
+ * valid after kc__tools_init. */
 uint32_t kc__tools_device_id(void);
+/* The device id of instance `instance` on device `device` (a device below
+ * 0, as on host backends, is 0); valid after kc__tools_init. */
+uint32_t kc__tools_queue_id(int device, unsigned instance);
+
+/* Defined in queue.c, for the hooks: */
+struct kc_queue;
+/* The device id of queue q (NULL: the default queue). */
+uint32_t kc__queue_tools_id(const struct kc_queue *q);
+/* The fence of the tool programming interface for `devid`: if that is the
+ * id of exactly one live queue (the default one included), fences that
+ * queue alone (as kc_queue_fence, reported as such), stores its result in
+ * *rc and returns 1; else returns 0, and the caller fences everything.
+ * The queue is pinned while it is fenced: a kc_queue_destroy of another
+ * thread waits for the fence before the backend's queue is released. */
+int kc__queue_tools_fence(uint32_t devid, int *rc);
 
 #pragma GCC visibility pop
 

@@ -34,7 +34,8 @@
 struct kc_queue {
   _Atomic unsigned magic;
   int device;
-  unsigned instance; /* 1, 2, ...: the Kokkos Tools instance number */
+  unsigned instance; /* 2, 3, ...: the Kokkos Tools instance (profiling.h) */
+  unsigned pins;     /* tool fences in progress (under qlock) */
   void *bq;          /* the backend's queue (queue slots), or NULL */
   kc_queue *next;    /* all queues ever made (live or on the free list) */
 };
@@ -50,7 +51,9 @@ struct kc_event {
 static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
 static kc_queue *queues; /* every queue object, under qlock */
 static kc_event *events; /* every event object, under qlock */
-static unsigned next_instance;
+static pthread_cond_t unpinned = PTHREAD_COND_INITIALIZER; /* with qlock */
+static unsigned last_instance; /* under qlock; 0 after kc_finalize */
+static int instances_wrapped;  /* numbers may now be those of live queues */
 static unsigned said_gen; /* kc__rt.gen of the last "no queue slots" line */
 
 static double now_ms(void) {
@@ -116,6 +119,40 @@ static int device_arg(int device, const char *fn) {
   return 0;
 }
 
+/* The Kokkos Tools instance of a new queue, qlock held: 2, 3, ... in
+ * creation order, as Kokkos numbers an execution space's instances.  Past
+ * KC__TOOLS_INSTANCE_LAST the numbers start again at 2 and skip those of
+ * live queues, so that a device id names one queue as long as fewer than
+ * KC__TOOLS_INSTANCE_LAST - 1 queues live at once (beyond, queues share
+ * numbers, and kc__queue_tools_fence fences everything for them). */
+static int instance_live(unsigned instance) {
+  for (const kc_queue *q = queues; q; q = q->next)
+    if (q->magic == QUEUE_MAGIC && q->instance == instance)
+      return 1;
+  return 0;
+}
+
+static unsigned new_instance(void) {
+  for (unsigned tries = 0; tries < KC__TOOLS_INSTANCE_LAST - 1; tries++) {
+    unsigned n = last_instance + 1;
+    if (n <= KC__TOOLS_INSTANCE_DEFAULT) {
+      n = KC__TOOLS_INSTANCE_DEFAULT + 1;
+    } else if (n > KC__TOOLS_INSTANCE_LAST) {
+      n = KC__TOOLS_INSTANCE_DEFAULT + 1;
+      instances_wrapped = 1;
+    }
+    last_instance = n;
+    if (!instances_wrapped || !instance_live(n))
+      break;
+  }
+  return last_instance;
+}
+
+uint32_t kc__queue_tools_id(const kc_queue *q) {
+  return q ? kc__tools_queue_id(q->device, q->instance)
+           : kc__tools_queue_id(kc__rt.cfg.device, KC__TOOLS_INSTANCE_DEFAULT);
+}
+
 kc_policy kc_policy_on(kc_policy p, kc_queue *q) {
   p.queue = q;
   return p;
@@ -151,7 +188,7 @@ int kc_queue_create(kc_queue **out, int device) {
     }
     if (q) {
       q->device = device;
-      q->instance = ++next_instance;
+      q->instance = new_instance();
       q->bq = bq;
       q->magic = QUEUE_MAGIC;
       *out = q;
@@ -174,19 +211,51 @@ int kc_queue_create(kc_queue **out, int device) {
   return rc;
 }
 
-/* The fence of kc_queue_fence and kc_queue_destroy, inside kc__enter:
- * the backend's queue fence (without the runtime lock: backend.h), or
- * the whole backend's. */
-static int queue_fence_entered(const kc_queue *q) {
+/* The fence of kc_queue_fence and kc_queue_destroy (`fn`), inside
+ * kc__enter: the backend's queue fence (without the runtime lock:
+ * backend.h), or the whole backend's.  Tools see a fence of this queue,
+ * even where the backend waits for more. */
+static int queue_fence_entered(const kc_queue *q, const char *fn) {
   uint64_t fid = 0;
-  if (kc__unlikely(kc__tools_active))
-    kc__tools_begin_fence("kc_queue_fence", &fid);
+  int tools = kc__tools_active;
+  if (kc__unlikely(tools))
+    kc__tools_begin_queue_fence(fn, kc__queue_tools_id(q), &fid);
   int rc = slots() ? KC__SLOT(kc__rt.ops->queue_fence(kc__rt.state,
                                                       kc__queue_backend(q)))
                    : backend_fence();
-  if (kc__unlikely(kc__tools_active))
+  if (kc__unlikely(tools))
     kc__tools_end_fence(fid);
   return rc;
+}
+
+int kc__queue_tools_fence(uint32_t devid, int *rc) {
+  if (devid == kc__queue_tools_id(NULL)) {
+    *rc = kc_queue_fence(NULL);
+    return 1;
+  }
+  kc_queue *found = NULL;
+  int n = 0;
+  pthread_mutex_lock(&qlock);
+  for (kc_queue *q = queues; q; q = q->next)
+    if (q->magic == QUEUE_MAGIC && kc__queue_tools_id(q) == devid) {
+      found = q;
+      n++;
+    }
+  if (n == 1)
+    found->pins++;
+  pthread_mutex_unlock(&qlock);
+  if (n != 1)
+    return 0;
+  *rc = kc__enter("kc_queue_fence");
+  if (*rc == 0) {
+    *rc = queue_fence_entered(found, "kc_queue_fence");
+    kc__leave();
+  }
+  pthread_mutex_lock(&qlock);
+  if (--found->pins == 0)
+    pthread_cond_broadcast(&unpinned);
+  pthread_mutex_unlock(&qlock);
+  return 1;
 }
 
 int kc_queue_fence(kc_queue *q) {
@@ -196,7 +265,7 @@ int kc_queue_fence(kc_queue *q) {
   rc = kc__enter("kc_queue_fence");
   if (rc < 0)
     return rc;
-  rc = queue_fence_entered(q);
+  rc = queue_fence_entered(q, "kc_queue_fence");
   kc__leave();
   return rc;
 }
@@ -214,13 +283,19 @@ int kc_queue_destroy(kc_queue *q) {
   rc = kc__enter("kc_queue_destroy");
   if (rc < 0)
     return rc;
-  rc = queue_fence_entered(q);
+  rc = queue_fence_entered(q, "kc_queue_destroy");
   unsigned live = QUEUE_MAGIC;
   if (!atomic_compare_exchange_strong(&q->magic, &live, QUEUE_DYING)) {
     kc__leave();
     return kc__error(KC_EINVAL, "kc_queue_destroy: %p is not a live kc queue",
                      (void *)q);
   }
+  /* A tool's fence of this queue (kc__queue_tools_fence) pinned it while
+   * it was live: the backend's queue stays until that fence is done. */
+  pthread_mutex_lock(&qlock);
+  while (q->pins)
+    pthread_cond_wait(&unpinned, &qlock);
+  pthread_mutex_unlock(&qlock);
   if (q->bq)
     BACKEND(KC__SLOT_VOID(kc__rt.ops->queue_destroy(kc__rt.state, q->bq)));
   q->bq = NULL;
@@ -263,7 +338,8 @@ void kc__queues_release(void) {
       KC__SLOT_VOID(ops->event_destroy(kc__rt.state, e->be));
     e->be = NULL;
   }
-  next_instance = 0;
+  last_instance = 0;
+  instances_wrapped = 0;
   pthread_mutex_unlock(&qlock);
   if (n)
     kc__verbose("kc_finalize: destroyed %u queue(s) still live", n);

@@ -6,14 +6,17 @@
  * settings, arguments, kc's metadata), allocations, deep copies with the
  * labels of the allocations they touch, nested regions, for/reduce/scan
  * launches with their labels, device ids and kernel ids, fences, user
- * metadata and events, a mirrored array (DualView modify/sync),
- * deallocations and finalisation.  Four runs, each a
- * kc_init/kc_finalize cycle of its own:
+ * metadata and events, launches and fences on queues (each queue's own
+ * device id: the queue's device and instance number), a mirrored array
+ * (DualView modify/sync), deallocations and finalisation.  Four runs,
+ * each a kc_init/kc_finalize cycle of its own:
  *   A  one tool that turns global fencing off;
  *   B  one tool with Kokkos' default global fencing (a fence before each
  *      kernel and region callback), arguments from KOKKOS_TOOLS_ARGS;
  *   C  as B, the tool calling the fence kc gives it from inside
- *      kokkosp_begin_parallel_for;
+ *      kokkosp_begin_parallel_for with the kernel's device id (kc fences
+ *      that queue alone) and from kokkosp_begin_parallel_reduce with a
+ *      global id (kc fences everything);
  *   D  two tools at once, each with its own kernel and fence ids.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, mkstemp */
@@ -56,34 +59,48 @@ static KC_TEST__PRINTF(2, 3) void all(run *r, const char *fmt, ...) {
     tl_line(&r->ex[i], "%s", buf);
 }
 
-static void fence(run *r, const char *name) {
+/* Expectation of a fence reported with device id `dev`. */
+static void fence_on(run *r, const char *name, unsigned dev) {
   for (int i = 0; i < r->ntools; i++) {
     r->fid[i]++;
     tl_line(&r->ex[i], "begin_fence\tname=%s\tdev=0x%08x\tfid=%" PRIu64, name,
-            r->g, r->fid[i]);
+            dev, r->fid[i]);
     tl_line(&r->ex[i], "end_fence\tfid=%" PRIu64, r->fid[i]);
   }
 }
+
+/* A global fence. */
+static void fence(run *r, const char *name) { fence_on(r, name, r->g); }
 
 static void global_fence(run *r) {
   if (r->fencing)
     fence(r, GLOBAL_FENCE);
 }
 
-/* Expectation of one launch: begin, (the tool's fence), end. */
-static void kernel(run *r, const char *kind, const char *label) {
+/* Expectation of one launch on the queue whose device id is `dev`: begin,
+ * (the tool's fence: of that queue from a for, global from a reduce),
+ * end. */
+static void kernel_on(run *r, const char *kind, const char *label,
+                      unsigned dev) {
   uint64_t kid[2];
   global_fence(r);
   for (int i = 0; i < r->ntools; i++) {
     kid[i] = ++r->kid[i];
     tl_line(&r->ex[i], "begin_parallel_%s\tname=%s\tdev=0x%08x\tkid=%" PRIu64,
-            kind, label, r->q, kid[i]);
+            kind, label, dev, kid[i]);
   }
   if (r->call_fence && strcmp(kind, "for") == 0)
+    fence_on(r, TOOL_FENCE, dev);
+  if (r->call_fence && strcmp(kind, "reduce") == 0)
     fence(r, TOOL_FENCE);
   global_fence(r);
   for (int i = 0; i < r->ntools; i++)
     tl_line(&r->ex[i], "end_parallel_%s\tkid=%" PRIu64, kind, kid[i]);
+}
+
+/* On the default queue. */
+static void kernel(run *r, const char *kind, const char *label) {
+  kernel_on(r, kind, label, r->q);
 }
 
 static void region_push(run *r, const char *name) {
@@ -161,6 +178,62 @@ static void mirror(run *r) {
   if (distinct)
     all(r, "deallocate_data\tspace=%s\tlabel=%s\tptr=%p\tsize=64",
         tl_space(&r->info, KC_SPACE_DEVICE), lab, mt);
+}
+
+/* Queues: each has a device id of its own (the queue's device, instance
+ * 2, 3, ... in creation order; the default queue keeps 1), carried by its
+ * launches and its fences; kc_fence stays global. */
+static void queues(run *r, int64_t *x, int64_t *y, kc_index n) {
+  int dev = -1;
+  KC_REQUIRE_OK(kc_queue_device(NULL, &dev));
+  kc_queue *q1 = NULL, *q2 = NULL, *q3 = NULL;
+  KC_REQUIRE_OK(kc_queue_create(&q1, dev));
+  KC_REQUIRE_OK(kc_queue_create(&q2, dev));
+  unsigned id1 = tl_devid(&r->info, dev, 2), id2 = tl_devid(&r->info, dev, 3);
+  KC_CHECK_NE_INT(id1 & 0x1ffff, r->q & 0x1ffff);
+  KC_CHECK_NE_INT(id1, id2);
+  KC_CHECK_EQ_UINT(id1 >> 17 & 0x7f, (unsigned)(dev > 0 ? dev : 0) & 0x7f);
+
+  kc_policy p1 = kc_policy_on(kc_range(0, n), q1);
+  kc_policy p2 = kc_policy_on(kc_range(0, n), q2);
+  kt_fill ff = {x, 0, 1, 0}; /* x[i] = i */
+  KC_CHECK_OK(kc_parallel_for("tools q1 fill", KC_TEST_KERNEL(kt_fill), &p1,
+                              &ff, sizeof ff));
+  kernel_on(r, "for", "tools q1 fill", id1);
+  KC_CHECK_OK(kc_queue_fence(q1));
+  fence_on(r, "kc_queue_fence: queue 2", id1);
+  kt_xi64 fx = {x, 0};
+  int64_t sum = 0;
+  KC_CHECK_OK(kc_parallel_reduce("tools q2 sum", KC_TEST_KERNEL(kt_sum_i64),
+                                 &p2, &fx, sizeof fx, &sum));
+  kernel_on(r, "reduce", "tools q2 sum", id2);
+  kt_scan_i64 fs = {x, y, 0};
+  int64_t total = 0;
+  KC_CHECK_OK(kc_parallel_scan("tools q2 scan", KC_TEST_KERNEL(kt_iscan_i64),
+                               &p2, &fs, sizeof fs, &total));
+  kernel_on(r, "scan", "tools q2 scan", id2);
+  KC_CHECK_OK(kc_queue_fence(q2));
+  fence_on(r, "kc_queue_fence: queue 3", id2);
+  KC_CHECK_OK(kc_queue_fence(NULL));
+  fence_on(r, "kc_queue_fence: queue 1", r->q);
+  KC_CHECK_OK(kc_fence());
+  fence(r, "kc_fence");
+  KC_CHECK_EQ_INT(sum, (int64_t)n * (n - 1) / 2);
+  KC_CHECK_EQ_INT(total, (int64_t)n * (n - 1) / 2);
+
+  KC_CHECK_OK(kc_queue_destroy(q2));
+  fence_on(r, "kc_queue_destroy: queue 3", id2);
+  /* A new queue gets a new number, not the destroyed one's. */
+  KC_REQUIRE_OK(kc_queue_create(&q3, dev));
+  unsigned id3 = tl_devid(&r->info, dev, 4);
+  kc_policy p3 = kc_policy_on(kc_range(0, n), q3);
+  KC_CHECK_OK(kc_parallel_for("tools q3 fill", KC_TEST_KERNEL(kt_fill), &p3,
+                              &ff, sizeof ff));
+  kernel_on(r, "for", "tools q3 fill", id3);
+  KC_CHECK_OK(kc_queue_destroy(q3));
+  fence_on(r, "kc_queue_destroy: queue 4", id3);
+  KC_CHECK_OK(kc_queue_destroy(q1));
+  fence_on(r, "kc_queue_destroy: queue 2", id1);
 }
 
 static void setenv_or_unset(const char *name, const char *value) {
@@ -273,6 +346,7 @@ static void scenario(run *r) {
   KC_CHECK_EQ_INT(h[3], 25);
 
   mirror(r);
+  queues(r, x, y, n);
 
   dealloc(r, x, bytes, KC_SPACE_DEVICE, "tools x");
   dealloc(r, y, bytes, KC_SPACE_DEVICE, "tools y");

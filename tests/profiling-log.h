@@ -106,10 +106,18 @@ static KC_TEST__UNUSED unsigned tl_device_type(const char *backend) {
   return 9;
 }
 
-/* Device id of kernels (instance 1 of the backend's device). */
+/* Device id of queue instance `instance` on `device`: 8 bits of type, 7
+ * of device, 17 of instance. */
+static KC_TEST__UNUSED unsigned tl_devid(const kc_info *info, int device,
+                                         unsigned instance) {
+  unsigned dev = device > 0 ? (unsigned)device : 0;
+  return tl_device_type(info->backend) << 24 | (dev & 0x7f) << 17 |
+         (instance & 0x1ffff);
+}
+
+/* Device id of the default queue's kernels (instance 1). */
 static KC_TEST__UNUSED unsigned tl_devid_queue(const kc_info *info) {
-  unsigned dev = info->device > 0 ? (unsigned)info->device : 0;
-  return tl_device_type(info->backend) << 24 | (dev & 0x7f) << 17 | 1u;
+  return tl_devid(info, info->device, 1);
 }
 
 /* Device id of fences (instance 0: global synchronisation). */
