@@ -103,15 +103,17 @@ static int backend_fence(void) {
   return rc;
 }
 
-/* Device `device` for call `fn`: in range, and the one the backend drives. */
-static int device_arg(int device, const char *fn) {
+/* Device `device` for call `fn`: in range, and one the backend can drive:
+ * the default queue's, or any when it has `several` (queue slots for a
+ * queue, mem_alloc_on for an allocation). */
+static int device_arg(int device, int several, const char *fn) {
   int count = kc__rt.ndevices;
   if (device < 0 || device >= count)
     return kc__error(KC_EINVAL,
                      "%s: device %d does not exist: backend '%s' has %d "
                      "device(s), 0 to %d",
                      fn, device, kc__rt.name, count, count - 1);
-  if (device != kc__rt.cfg.device)
+  if (device != kc__rt.cfg.device && !several)
     return kc__error(KC_ENOTSUP,
                      "%s: backend '%s' drives only device %d (KC_DEVICE), "
                      "not device %d",
@@ -173,7 +175,8 @@ int kc_queue_create(kc_queue **out, int device) {
   int rc = kc__enter("kc_queue_create");
   if (rc < 0)
     return rc;
-  rc = device_arg(device, "kc_queue_create");
+  rc = device_arg(device, KC__OPS_HAS(kc__rt.ops, queue_create),
+                  "kc_queue_create");
   void *bq = NULL;
   if (rc == 0 && slots())
     BACKEND(rc = KC__SLOT(kc__rt.ops->queue_create(kc__rt.state, device, &bq)));
@@ -523,21 +526,27 @@ int kc_malloc_on(void **out, size_t bytes, kc_space space, int device,
   int rc = kc__enter("kc_malloc_on");
   if (rc < 0)
     return rc;
-  rc = device_arg(device, "kc_malloc_on");
+  if (rc == 0)
+    rc = device_arg(device, KC__OPS_HAS(kc__rt.ops, mem_alloc_on),
+                    "kc_malloc_on");
+  if (rc == 0)
+    rc = kc__malloc_on(out, bytes, space, device, label);
   kc__leave();
-  return rc < 0 ? rc : kc_malloc(out, bytes, space, label);
+  return rc;
 }
 
 int kc_pointer_device(const void *p, int *device) {
   if (!device)
     return kc__error(KC_EINVAL, "kc_pointer_device: device is NULL");
-  kc_alloc_info ai;
-  int rc = kc_pointer_info(p, &ai);
+  int rc = kc__enter("kc_pointer_device");
   if (rc < 0)
     return rc;
-  *device =
-      (ai.space == KC_SPACE_DEVICE && (kc__rt.spaces & (1u << KC_SPACE_DEVICE)))
-          ? kc__rt.cfg.device
-          : -1;
+  int found = kc__memory_device_of(p, device);
+  kc__leave();
+  if (!found)
+    return kc__error(KC_ENOTKC,
+                     "kc_pointer_device: %p is not inside a live kc "
+                     "allocation",
+                     p);
   return 0;
 }
