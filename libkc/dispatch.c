@@ -62,7 +62,9 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                      "%s: functor_size %zu is larger than any object can be "
                      "(kernel '%s')",
                      fn, functor_size, ki->name);
-  if (k->functor_size && functor_size && functor_size != k->functor_size)
+  /* Sizes agree in every correct launch: one compare on that path. */
+  if (kc__unlikely(functor_size != k->functor_size) && k->functor_size &&
+      functor_size)
     return kc__error(KC_EINVAL,
                      "%s: functor_size is %zu but kernel '%s' takes a %zu-byte "
                      "functor (pass sizeof its functor struct)",
@@ -88,10 +90,9 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                      fn, (long long)p->chunk, ki->name);
 
   if (kc__unlikely(p->queue != NULL)) {
-    int qrc = kc__queue_check(p->queue, fn);
+    int qrc = kc__queue_launch(p->queue, fn, &l->queue);
     if (qrc < 0)
       return qrc;
-    l->queue = kc__queue_backend(p->queue);
   }
   /* kc_launch_policy is kc_policy's 1.0 prefix (tests/t-abi.c). */
   memcpy(&l->policy, p, sizeof l->policy);

@@ -314,6 +314,10 @@ void kc__kernels_release(void) KC__HIDDEN;
 /* queue.c: checks a queue handle (KC_EINVAL with a detail naming fn);
  * kc__queues_release kills every live queue and event (kc_finalize). */
 int kc__queue_check(const struct kc_queue *q, const char *fn) KC__HIDDEN;
+/* A launch's queue q (not NULL): KC_EINVAL naming fn unless live, else 0
+ * and *bq its backend handle (NULL without queue slots). */
+int kc__queue_launch(const struct kc_queue *q, const char *fn,
+                     void **bq) KC__HIDDEN;
 void kc__queues_release(void) KC__HIDDEN;
 
 /* Maximum parameters of a CALL kernel after (begin, end). */

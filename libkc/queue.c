@@ -91,6 +91,13 @@ static inline int slots(void) {
 
 void *kc__queue_backend(const kc_queue *q) { return q ? q->bq : NULL; }
 
+int kc__queue_launch(const kc_queue *q, const char *fn, void **bq) {
+  if (kc__unlikely(q->magic != QUEUE_MAGIC))
+    return kc__queue_check(q, fn);
+  *bq = q->bq;
+  return 0;
+}
+
 /* Waits for the backend's work (every queue's): what a queue fence and an
  * event record need while queues share the default one. */
 static int backend_fence(void) {
