@@ -365,3 +365,92 @@ extern "C" __global__ void bench_chain_f64(const double *x, double *y, double a,
 /* An empty kernel taking 8 bytes of parameters: the raw side of a launch
  * on a queue (bench/launch's raw_p8, in CUDA C). */
 extern "C" __global__ void bench_empty_p8(long long w) { (void)w; }
+
+/* ---------------------------------------------------------------- md */
+
+/* bench/md: an n x n row-major matrix of doubles.  MDB_TILE is md.h's
+ * MD_TILE. */
+#define MDB_TILE 32
+#define MDB_ROWS 8
+#define MDB_STRIP 8
+
+/* out[j][i] = in[i][j], the classic shared-memory transpose (NVIDIA's
+ * transposeCoalesced): a block of MDB_TILE x MDB_ROWS threads moves one
+ * tile, each thread MDB_TILE / MDB_ROWS rows; a warp reads a row of the
+ * tile and writes a row of out (both coalesced), and the tile's pad column
+ * makes reading it by columns conflict-free (a double spans two 4-byte
+ * banks; a half-warp's 16 doubles, 33 apart, hit 16 distinct bank pairs).
+ * Grid: (ceil(n / MDB_TILE), ceil(n / MDB_TILE)). */
+extern "C" __global__ void bench_md_transpose_f64(const double *__restrict__ in,
+                                                  double *__restrict__ out,
+                                                  long long n) {
+  __shared__ double tile[MDB_TILE][MDB_TILE + 1];
+  const long long bi = (long long)blockIdx.y * MDB_TILE;
+  const long long bj = (long long)blockIdx.x * MDB_TILE;
+  long long x = bj + threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < MDB_TILE; k += MDB_ROWS) {
+    const long long y = bi + threadIdx.y + k;
+    if (x < n && y < n)
+      tile[threadIdx.y + k][threadIdx.x] = in[y * n + x];
+  }
+  __syncthreads();
+  x = bi + threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < MDB_TILE; k += MDB_ROWS) {
+    const long long y = bj + threadIdx.y + k;
+    if (x < n && y < n)
+      out[y * n + x] = tile[threadIdx.x][threadIdx.y + k];
+  }
+}
+
+/* The 5-point stencil over the interior, one point per thread, 2-D blocks
+ * (md.c launches 32 x 8).  Threads start at column 0, not 1, so that a
+ * warp's loads and stores are aligned to 256 bytes; neighbours come from
+ * L1 through the read-only path (__restrict__ const). */
+extern "C" __global__ void bench_md_stencil_f64(const double *__restrict__ in,
+                                                double *__restrict__ out,
+                                                long long n, double c0,
+                                                double c1) {
+  const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long i = (long long)blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1) {
+    const long long p = i * n + j;
+    out[p] = c0 * in[p] + c1 * (in[p - n] + in[p + n] + in[p - 1] + in[p + 1]);
+  }
+}
+
+/* The same stencil with each thread walking down a strip of MDB_STRIP rows
+ * of its column, the rows above and below kept in registers: one load of
+ * in per point from above and below instead of three.  Block (32, 8), so
+ * a block covers 32 columns x 8 * MDB_STRIP rows; grid (ceil(n / 32),
+ * ceil((n - 2) / (8 * MDB_STRIP))). */
+extern "C" __global__ void
+bench_md_stencil_strip_f64(const double *__restrict__ in,
+                           double *__restrict__ out, long long n, double c0,
+                           double c1) {
+  const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long i0 =
+      1 + ((long long)blockIdx.y * blockDim.y + threadIdx.y) * MDB_STRIP;
+  if (j < 1 || j >= n - 1 || i0 >= n - 1)
+    return;
+  const double *p = in + i0 * n + j;
+  double *q = out + i0 * n + j;
+  double up = p[-n], c = p[0];
+  if (i0 + MDB_STRIP <= n - 1) {
+#pragma unroll
+    for (int k = 0; k < MDB_STRIP; k++) {
+      const double dn = p[(k + 1) * n];
+      q[k * n] = c0 * c + c1 * (up + dn + p[k * n - 1] + p[k * n + 1]);
+      up = c;
+      c = dn;
+    }
+  } else {
+    for (long long k = 0; i0 + k < n - 1; k++) {
+      const double dn = p[(k + 1) * n];
+      q[k * n] = c0 * c + c1 * (up + dn + p[k * n - 1] + p[k * n + 1]);
+      up = c;
+      c = dn;
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/* Kernels of the MD-range and team benchmark (md.c): a transpose and a
+ * 5-point stencil of an n x n matrix of doubles, each as an MD-range
+ * kernel and as a team kernel staging a tile in level-0 scratch, plus the
+ * fills that place the matrices (on host backends each worker first-touches
+ * the pages it will use).  baseline.cu holds the hand-written CUDA twins,
+ * md-omp.c the OpenMP ones. */
+#include <kc/kernel.h>
+
+#include "md.h"
+
+/* out[i][j] = MD_INPUT(i, j). */
+KC_MDFOR(mdb_init, struct md_functor, f, (i, j),
+         f->out[i * f->n + j] = MD_INPUT(i, j))
+
+/* out[i][j] = c0 (md.c fills outputs with NaN before it checks them). */
+KC_MDFOR(mdb_fill, struct md_functor, f, (i, j), f->out[i * f->n + j] = f->c0)
+
+/* out[j][i] = in[i][j] over [0, n) x [0, n). */
+KC_MDFOR(mdb_transpose, struct md_functor, f, (i, j),
+         f->out[j * f->n + i] = f->in[i * f->n + j])
+
+/* The stencil over the interior [1, n-1) x [1, n-1). */
+KC_MDFOR(mdb_stencil, struct md_functor, f, (i, j), {
+  const int64_t n = f->n, p = i * n + j;
+  const double *in = f->in;
+  f->out[p] =
+      f->c0 * in[p] + f->c1 * (in[p - n] + in[p + n] + in[p - 1] + in[p + 1]);
+})
+
+/* The transpose by tiles: team r moves tile (r / ntiles, r % ntiles) of
+ * in, read by rows into scratch (rows of MD_PAD doubles), then, after the
+ * barrier, written by rows of out, which are the tile's columns.  On a GPU
+ * the lanes run along rows, so both global accesses are coalesced. */
+KC_TEAM(mdb_team_transpose, struct md_functor, f, team, {
+  const int64_t n = f->n;
+  const kc_index r = kc_team_league_rank(team);
+  const int64_t i0 = r / f->ntiles * MD_TILE, j0 = r % f->ntiles * MD_TILE;
+  const int64_t h = n - i0 < MD_TILE ? n - i0 : MD_TILE;
+  const int64_t w = n - j0 < MD_TILE ? n - j0 : MD_TILE;
+  double *t = (double *)kc_team_scratch(team, 0);
+  const double *in = f->in;
+  double *out = f->out;
+  KC_TEAM_THREAD_FOR(team, y, 0, h, {
+    KC_THREAD_VECTOR_FOR(team, x, 0, w,
+                         t[y * MD_PAD + x] = in[(i0 + y) * n + j0 + x]);
+  });
+  kc_team_barrier(team);
+  KC_TEAM_THREAD_FOR(team, y, 0, w, {
+    KC_THREAD_VECTOR_FOR(team, x, 0, h,
+                         out[(j0 + y) * n + i0 + x] = t[x * MD_PAD + y]);
+  });
+})
+
+/* The stencil by tiles of the interior: team r stages its tile and the
+ * halo around it (rows of MD_HALO doubles), then computes the tile from
+ * scratch.  The same arithmetic, in the same order, as mdb_stencil. */
+KC_TEAM(mdb_team_stencil, struct md_functor, f, team, {
+  const int64_t n = f->n;
+  const kc_index r = kc_team_league_rank(team);
+  const int64_t i0 = 1 + r / f->ntiles * MD_TILE;
+  const int64_t j0 = 1 + r % f->ntiles * MD_TILE;
+  const int64_t h = n - 1 - i0 < MD_TILE ? n - 1 - i0 : MD_TILE;
+  const int64_t w = n - 1 - j0 < MD_TILE ? n - 1 - j0 : MD_TILE;
+  double *t = (double *)kc_team_scratch(team, 0);
+  const double *in = f->in;
+  double *out = f->out;
+  const double c0 = f->c0, c1 = f->c1;
+  KC_TEAM_THREAD_FOR(team, y, 0, h + 2, {
+    KC_THREAD_VECTOR_FOR(team, x, 0, w + 2,
+                         t[y * MD_HALO + x] =
+                             in[(i0 - 1 + y) * n + j0 - 1 + x]);
+  });
+  kc_team_barrier(team);
+  KC_TEAM_THREAD_FOR(team, y, 0, h, {
+    KC_THREAD_VECTOR_FOR(team, x, 0, w, {
+      const double *c = t + (y + 1) * MD_HALO + x + 1;
+      out[(i0 + y) * n + j0 + x] =
+          c0 * c[0] + c1 * (c[-MD_HALO] + c[MD_HALO] + c[-1] + c[1]);
+    });
+  });
+})
