@@ -95,6 +95,8 @@ module kc
   integer(c_int), parameter, public :: KC_POLICY_TEAM = 3
   integer(c_int), parameter, public :: KC_SCHEDULE_STATIC = 0
   integer(c_int), parameter, public :: KC_SCHEDULE_DYNAMIC = 1
+  integer(c_int), parameter, public :: KC_ITERATE_RIGHT = 0
+  integer(c_int), parameter, public :: KC_ITERATE_LEFT = 1
   integer(c_int), parameter, public :: KC_SCRATCH_ALIGN = 16
   !> Largest value (bytes) of a custom reducer.
   integer(c_size_t), parameter, public :: KC_REDUCER_SIZE_MAX = 65536
@@ -194,6 +196,7 @@ module kc
     integer(c_size_t) :: scratch_per_team(2)
     integer(c_size_t) :: scratch_per_thread(2)
     type(c_ptr) :: queue = c_null_ptr ! kc_queue; null: the default queue
+    integer(c_int) :: iterate = 0 ! KC_ITERATE_RIGHT or KC_ITERATE_LEFT
   end type kc_policy
 
   !> kc_kernel_desc: what kc_kernel_register takes.  The strings (name,
@@ -476,6 +479,12 @@ module kc
       integer(c_int64_t), value :: league
       integer(c_int), value :: team, vector
     end function
+    integer(c_int) function c_kc_policy_set_iterate(p, order) &
+        bind(C, name="kc_policy_set_iterate")
+      import :: c_int, kc_policy
+      type(kc_policy), intent(inout) :: p
+      integer(c_int), value :: order
+    end function
     integer(c_int) function c_kc_policy_set_scratch(p, level, per_team, &
         per_thread) bind(C, name="kc_policy_set_scratch")
       import :: c_int, c_size_t, kc_policy
@@ -584,7 +593,7 @@ module kc
   public :: kc_mirror_need_sync_target
   public :: kc_reducer_value_size
   public :: kc_range, kc_range_schedule, kc_mdrange, kc_team_policy
-  public :: kc_policy_set_scratch
+  public :: kc_policy_set_scratch, kc_policy_set_iterate
   public :: kc_kernel_register, kc_kernel_get, kc_kernel_name
   public :: kc_kernel_describe
   public :: kc_kernel_set_team_scratch
@@ -1080,6 +1089,17 @@ contains
     kc_team_policy_i4 = c_kc_team_policy(int(league_size, c_int64_t), &
       team_size, vector_length)
   end function kc_team_policy_i4
+
+  !> An MD policy's iteration order: KC_ITERATE_LEFT makes the first index
+  !> the fastest (Fortran's column-major order: the contiguous one of a
+  !> Fortran array), KC_ITERATE_RIGHT (the default) the last.
+  subroutine kc_policy_set_iterate(p, order, stat)
+    type(kc_policy), intent(inout) :: p
+    integer, intent(in) :: order
+    integer, intent(out), optional :: stat
+    call check(c_kc_policy_set_iterate(p, int(order, c_int)), &
+      'kc_policy_set_iterate', stat)
+  end subroutine kc_policy_set_iterate
 
   !> A TEAM policy's scratch of `level` (0 or 1): per team plus per thread.
   subroutine kc_policy_set_scratch(p, level, per_team, per_thread, stat)

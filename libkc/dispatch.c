@@ -137,6 +137,12 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                          fn, d, (long long)p->begin[d], (long long)p->end[d],
                          ki->name);
     }
+    if (p->iterate != KC_ITERATE_RIGHT && p->iterate != KC_ITERATE_LEFT)
+      return kc__error(KC_EINVAL,
+                       "%s: %d is not an iteration order (kernel '%s'); use "
+                       "KC_ITERATE_RIGHT or KC_ITERATE_LEFT",
+                       fn, p->iterate, ki->name);
+    l->iterate = p->iterate;
     break;
   case KC_POLICY_TEAM:
     if (p->league_size < 0)

@@ -56,6 +56,22 @@ kc_policy kc_team_policy(kc_index league_size, int team_size,
   return p;
 }
 
+int kc_policy_set_iterate(kc_policy *p, kc_iterate order) {
+  if (!p)
+    return kc__error(KC_EINVAL, "kc_policy_set_iterate: policy is NULL");
+  if (p->kind != KC_POLICY_MDRANGE)
+    return kc__error(KC_EINVAL,
+                     "kc_policy_set_iterate: the iteration order is for MD "
+                     "range policies (kc_mdrange)");
+  if (order != KC_ITERATE_RIGHT && order != KC_ITERATE_LEFT)
+    return kc__error(KC_EINVAL,
+                     "kc_policy_set_iterate: %d is not an order; use "
+                     "KC_ITERATE_RIGHT or KC_ITERATE_LEFT",
+                     (int)order);
+  p->iterate = order;
+  return 0;
+}
+
 int kc_policy_set_scratch(kc_policy *p, int level, size_t per_team,
                           size_t per_thread) {
   if (!p)

@@ -682,6 +682,20 @@ contains
       int(nx, kc_index)], [4_kc_index, 8_kc_index])
     call expect(p%tile(1) == 4 .and. p%tile(2) == 8, 'kc_mdrange tile')
     call kc_parallel_for('md tiled', k, p, c_loc(f), c_sizeof(f))
+    call kc_memcpy(c_loc(h), c_loc(a), kc_bytes(h))
+    call expect(all(h == reshape([((real(ix + 1000*iy, c_double), &
+      ix = 1, nx), iy = 1, ny)], [nx, ny])), 'ft_md tiled')
+    ! The first index fastest: the same points, the same values.
+    h = 0
+    call kc_memcpy(c_loc(a), c_loc(h), kc_bytes(h))
+    call kc_policy_set_iterate(p, KC_ITERATE_LEFT)
+    call expect(p%iterate == KC_ITERATE_LEFT, 'kc_policy_set_iterate')
+    call kc_parallel_for('md left', k, p, c_loc(f), c_sizeof(f))
+    call kc_memcpy(c_loc(h), c_loc(a), kc_bytes(h))
+    call expect(all(h == reshape([((real(ix + 1000*iy, c_double), &
+      ix = 1, nx), iy = 1, ny)], [nx, ny])), 'ft_md, KC_ITERATE_LEFT')
+    call kc_policy_set_iterate(p, 5, st)
+    call expect_err(st, KC_EINVAL, 'kc_policy_set_iterate with no order')
     call kc_kernel_get('ft_mdsum', k)
     call kc_parallel_reduce('mdsum', k, kc_mdrange([0, 0], [ny, nx], [3, 5]), &
       c_loc(f), c_sizeof(f), s)

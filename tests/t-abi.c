@@ -67,7 +67,7 @@ static void test_layouts(void) {
   OFF(struct kc_backend_ops, mem_copy_on, 224);
   OFF(struct kc_backend_ops, mem_set_on, 232);
   OFF(struct kc_backend_ops, mem_alloc_on, 240);
-  SIZE(kc_launch, 296);
+  SIZE(kc_launch, 304);
   OFF(kc_launch, label, 0);
   OFF(kc_launch, kernel, 8);
   OFF(kc_launch, kernel_state, 16);
@@ -80,6 +80,7 @@ static void test_layouts(void) {
   OFF(kc_launch, nargs, 272);
   OFF(kc_launch, args, 280);
   OFF(kc_launch, queue, 288); /* appended: kc_policy's growth moves nothing */
+  OFF(kc_launch, iterate, 296);
   /* kc_launch_policy is kc_policy's 1.0 prefix, field by field. */
   SIZE(kc_launch_policy, 216);
 #define SAME(f)                                                                \
@@ -109,7 +110,7 @@ static void test_layouts(void) {
   OFF(kc_kernel_info, value_size, 72);
   OFF(kc_kernel_info, signature, 80);
   OFF(kc_kernel_info, nargs, 88);
-  SIZE(kc_policy, 224);
+  SIZE(kc_policy, 232);
   OFF(kc_policy, kind, 0);
   OFF(kc_policy, rank, 4);
   OFF(kc_policy, begin, 8);
@@ -123,6 +124,7 @@ static void test_layouts(void) {
   OFF(kc_policy, scratch_per_team, 184);
   OFF(kc_policy, scratch_per_thread, 200);
   OFF(kc_policy, queue, 216);
+  OFF(kc_policy, iterate, 224);
   SIZE(kc_kernel_desc, 96);
   OFF(kc_kernel_desc, struct_size, 0);
   OFF(kc_kernel_desc, name, 8);

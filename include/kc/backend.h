@@ -143,6 +143,10 @@ typedef struct kc_launch {
    * (ABI 1.1); NULL for the default queue, and always NULL on a backend
    * without queue slots. */
   void *queue;
+  /* MD kinds: a kc_iterate (appended in ABI 1.1): which index the plugin
+   * should make the fastest.  A plugin that ignores it is still correct:
+   * the order changes no result. */
+  int iterate;
 } kc_launch;
 
 typedef struct kc_backend_ops {

@@ -479,6 +479,7 @@ typedef struct kc_policy {
   size_t scratch_per_thread[2]; /* bytes, level 0 and level 1 */
   struct kc_queue *queue; /* where the launch runs; NULL: the default queue
                              (every constructor sets NULL; kc_policy_on) */
+  int iterate; /* MDRANGE: a kc_iterate (kc_policy_set_iterate); 0 = RIGHT */
 } kc_policy;
 /* kc_policy grows only at its end, and only with a new symbol version of
  * the functions that take or return it (libkc/libkc.map): programs built
@@ -497,6 +498,25 @@ KC_API kc_policy kc_mdrange(int rank, const kc_index *begin,
  * with `vector_length` lanes each. */
 KC_API kc_policy kc_team_policy(kc_index league_size, int team_size,
                                 int vector_length);
+
+/* Which index of an MD range varies fastest (Kokkos' Iterate::Right and
+ * Iterate::Left): RIGHT, the default, the last (C's row-major order);
+ * LEFT, the first (Fortran's column-major order).  On cuda the fastest
+ * index is the one consecutive threads of a warp take, so choosing the
+ * index that is contiguous in the array a kernel writes (or reads) makes
+ * those accesses coalesced.  It changes no result, only speed: host
+ * backends keep the last index innermost inside each tile (a tile is
+ * meant to fit the cache), and MD reductions with a custom reducer keep
+ * RIGHT so that their join order stays the row-major one. */
+typedef enum kc_iterate {
+  KC_ITERATE_RIGHT = 0, /* the last index fastest (the default) */
+  KC_ITERATE_LEFT = 1   /* the first index fastest */
+} kc_iterate;
+
+/* Sets an MD range policy's iteration order (kc_iterate).  Errors:
+ * KC_EINVAL (p NULL, p not an MD range policy, order not a kc_iterate).
+ * Thread safety: touches only *p. */
+KC_API int kc_policy_set_iterate(kc_policy *p, kc_iterate order);
 
 /* `p` sent to queue `q` (NULL: the default queue): every launch kind
  * takes its queue from its policy.  Touches nothing else; thread safe. */

@@ -113,10 +113,13 @@ int kc__cuda_occupancy(kc__cuda_state *s, kc__cuda_entry *e, unsigned block,
  * dimension up to a warp), the block the tile's size (what the function
  * allows of it); a tile's threads then loop over its points. */
 int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
-                         const kc_launch *l, kc_cuda_md_args *m, unsigned *bx,
-                         unsigned *by) {
+                         const kc_launch *l, int left, kc_cuda_md_args *m,
+                         unsigned *bx, unsigned *by) {
   const kc_launch_policy *p = &l->policy;
   const int R = p->rank;
+  /* The fastest dimension (threadIdx.x), and the k-th fastest. */
+  const int F = left ? 0 : R - 1;
+#define KC__MD_D(k) (left ? (k) : R - 1 - (k))
   kc_index n[KC_MAX_RANK] = {0}, t[KC_MAX_RANK] = {0};
   int given = 0;
   (void)s;
@@ -126,16 +129,17 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
   }
   if (!given) {
     const kc_index B = e->block;
-    kc_index x = n[R - 1] > B ? B : n[R - 1];
+    kc_index x = n[F] > B ? B : n[F];
     if (x >= 32)
       x = KC__ALIGN_UP(x, 32);
     if (x > B)
       x = B;
     if (x < 1)
       x = 1;
-    t[R - 1] = x;
+    t[F] = x;
     kc_index rest = B / x;
-    for (int d = R - 2; d >= 0; d--) {
+    for (int k = 1; k < R; k++) {
+      const int d = KC__MD_D(k);
       t[d] = rest < n[d] ? rest : n[d];
       if (t[d] < 1)
         t[d] = 1;
@@ -144,9 +148,10 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
   } else {
     for (int d = 0; d < R; d++)
       t[d] = p->tile[d] > 0 ? p->tile[d]
-             : d < R - 1    ? 1
+             : d != F       ? 1
                             : (n[d] < 32 ? (n[d] > 0 ? n[d] : 1) : 32);
   }
+#undef KC__MD_D
   /* A tile larger than the box is the box. */
   kc_index tiles = 1, rest = 1;
   for (int d = 0; d < R; d++) {
@@ -162,7 +167,7 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
                               "than 2^31 tiles; ask for larger tiles",
                               l->kernel->name);
     tiles *= m->ntiles[d];
-    if (d < R - 1) {
+    if (d != F) {
       if (rest > (kc_index)0x7fffffff / t[d])
         return kc_backend_error(KC_EINVAL,
                                 "cuda: kernel '%s': a tile of more than "
@@ -177,7 +182,8 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
   m->a.end = tiles;
   m->tile_rest = (unsigned)rest;
   m->rank = R;
-  *bx = (unsigned)(t[R - 1] < (kc_index)e->fmax ? t[R - 1] : e->fmax);
+  m->a.flags = left ? KC_CUDA_MD_LEFT : 0;
+  *bx = (unsigned)(t[F] < (kc_index)e->fmax ? t[F] : e->fmax);
   *by = umin((unsigned)rest, e->fmax / *bx);
   if (*by < 1)
     *by = 1;

@@ -21,7 +21,7 @@ from ._array import (Array, Mirror, empty, zeros, to_device,  # noqa: F401
                      data_ptr, pointer_info)
 from ._kernel import (Kernel, Library, kernel, load, build,  # noqa: F401
                       cache_dir, register_call, struct, range_, mdrange,
-                      team, STATIC, DYNAMIC)
+                      team, STATIC, DYNAMIC, ITERATE_RIGHT, ITERATE_LEFT)
 from ._queue import Queue, Event, on  # noqa: F401
 from . import _errors
 

@@ -48,15 +48,23 @@ def range_(begin, end=None, schedule=STATIC, chunk=AUTO):
                                int(chunk))
 
 
-def mdrange(begin, end, tile=None):
+ITERATE_RIGHT, ITERATE_LEFT = 0, 1
+
+
+def mdrange(begin, end, tile=None, iterate=ITERATE_RIGHT):
     """A rank-2..6 box [begin[d], end[d]); the last dimension is the
-    contiguous (fastest) one."""
+    fastest (iterate=ITERATE_RIGHT) or the first (ITERATE_LEFT: on cuda
+    the index consecutive threads take; doc/kernels.md)."""
     rank = len(begin)
     if len(end) != rank or (tile is not None and len(tile) != rank):
         raise _inval("mdrange: begin, end and tile differ in length")
     arr = _lib.kc_index * max(rank, 1)
     t = arr(*tile) if tile is not None else None
-    return L.kc_mdrange(rank, arr(*begin), arr(*end), t)
+    p = L.kc_mdrange(rank, arr(*begin), arr(*end), t)
+    if iterate != ITERATE_RIGHT:
+        check(L.kc_policy_set_iterate(ctypes.byref(p), int(iterate)),
+              "kc_policy_set_iterate")
+    return p
 
 
 def team(league_size, team_size=AUTO, vector_length=1, scratch=None):

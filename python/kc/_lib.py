@@ -101,6 +101,7 @@ class Policy(ctypes.Structure):
         ("scratch_per_team", ctypes.c_size_t * 2),
         ("scratch_per_thread", ctypes.c_size_t * 2),
         ("queue", ctypes.c_void_p),  # kc_queue *, NULL: the default queue
+        ("iterate", ctypes.c_int),  # MD: 0 RIGHT (last index fastest), 1 LEFT
     ]
 
 
@@ -209,6 +210,7 @@ _decl("kc_range_schedule", Policy, kc_index, kc_index, _c_int, kc_index)
 _decl("kc_mdrange", Policy, _c_int, ctypes.POINTER(kc_index),
       ctypes.POINTER(kc_index), ctypes.POINTER(kc_index))
 _decl("kc_team_policy", Policy, kc_index, _c_int, _c_int)
+_decl("kc_policy_set_iterate", _c_int, ctypes.POINTER(Policy), _c_int)
 _decl("kc_policy_set_scratch", _c_int, ctypes.POINTER(Policy), _c_int, _sz,
       _sz)
 _decl("kc_kernel_register", _c_int, ctypes.POINTER(KernelDesc),

@@ -116,6 +116,14 @@ def test_mdrange(lib, session):
                    kc.struct(MD, a=a, ld=40))
     i, j = np.meshgrid(np.arange(30), np.arange(40), indexing="ij")
     assert np.array_equal(a.to_host(), i * 1000.0 + j)
+    # The first index fastest: the same values.
+    b = kc.Array((30, 40), np.float64, "device")
+    p = kc.mdrange((0, 0), (30, 40), iterate=kc.ITERATE_LEFT)
+    assert p.iterate == kc.ITERATE_LEFT
+    lib["pyk_md2"](p, kc.struct(MD, a=b, ld=40))
+    assert np.array_equal(b.to_host(), i * 1000.0 + j)
+    with pytest.raises(kc.EINVAL):
+        kc.mdrange((0, 0), (30, 40), iterate=3)
 
 
 def test_team(lib, session):

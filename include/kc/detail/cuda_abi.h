@@ -33,7 +33,7 @@ typedef struct kc_cuda_args {
   void *result;          /* REDUCE: the value; SCAN: the total (or NULL) */
   unsigned int *counter; /* REDUCE/SCAN: last-block-done counter, 0 */
   int pass;              /* SCAN: 0 = block totals, 1 = final pass */
-  int reserved;          /* 0 */
+  int flags;             /* MD: KC_CUDA_MD_LEFT; else 0 (was `reserved`) */
   long long ident[2];    /* built-in reducers: the identity value's bytes,
                             as the host reducer's identity() wrote them */
 } kc_cuda_args;
@@ -45,7 +45,12 @@ typedef struct kc_cuda_args {
  * contiguous run of a.chunk tiles per block).  A block of blockDim.x x
  * blockDim.y threads walks its tile: the last dimension over threadIdx.x,
  * the others, flattened (tile_rest = product of tile[0 .. rank-2] points,
- * < 2^31), over threadIdx.y. */
+ * < 2^31), over threadIdx.y; tiles are numbered with the last dimension
+ * fastest.  With a.flags & KC_CUDA_MD_LEFT all of this is mirrored: the
+ * first dimension is the fastest (threadIdx.x, tile numbering), tile_rest
+ * is the product of tile[1 .. rank-1].  The plugin sets that flag only for
+ * modules that carry KC_CUDA_MD_LEFT_SYMBOL (built from headers that read
+ * it). */
 typedef struct kc_cuda_md_args {
   kc_cuda_args a;
   kc_index begin[KC_MAX_RANK];
@@ -79,6 +84,8 @@ typedef struct kc_cuda_team_args {
 #define KC_CUDA_ENTRY_PARAM "__kcp"  /* suffix: functor by value */
 #define KC_CUDA_ENTRY_GLOBAL "__kcg" /* suffix: functor through pointer */
 #define KC_CUDA_STAGING_SYMBOL "kc__cuda_staging"
+#define KC_CUDA_MD_LEFT 1 /* kc_cuda_args.flags of MD launches */
+#define KC_CUDA_MD_LEFT_SYMBOL "kc__cuda_md_left"
 #ifndef KC_CUDA_STAGING_BYTES
 #define KC_CUDA_STAGING_BYTES 61440 /* 60 KiB of the 64 KiB constant bank */
 #endif

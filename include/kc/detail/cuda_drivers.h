@@ -213,16 +213,21 @@ template <> struct kc__md_apply<6> {
   }
 };
 
-/* Runs fn(ix) for this thread's points of tile t (see kc_cuda_md_args). */
-template <int R, class Fn>
-__device__ __forceinline__ void kc__md_tile(const kc_cuda_md_args &m,
-                                            kc_index t, Fn &fn) {
+/* Runs fn(ix) for this thread's points of tile t (see kc_cuda_md_args):
+ * LEFT false, the last dimension fastest; true, the first.  The k-th
+ * fastest dimension is D(k); every index into lo/hi/ix is a constant once
+ * the loops are unrolled, so they stay in registers. */
+template <int R, bool LEFT, class Fn>
+__device__ __forceinline__ void kc__md_tile_in(const kc_cuda_md_args &m,
+                                               kc_index t, Fn &fn) {
+#define KC__MD_D(k) (LEFT ? (k) : R - 1 - (k))
   kc_index lo[R], hi[R];
   unsigned tt = (unsigned)t;
 #pragma unroll
-  for (int d = R - 1; d >= 0; d--) {
+  for (int k = 0; k < R; k++) {
+    const int d = KC__MD_D(k);
     unsigned c = tt;
-    if (d > 0) {
+    if (k < R - 1) {
       const unsigned nd = (unsigned)m.ntiles[d], q = tt / nd;
       c = tt - q * nd;
       tt = q;
@@ -230,14 +235,16 @@ __device__ __forceinline__ void kc__md_tile(const kc_cuda_md_args &m,
     lo[d] = m.begin[d] + (kc_index)c * m.tile[d];
     hi[d] = min(lo[d] + m.tile[d], m.end[d]);
   }
+  const int fx = KC__MD_D(0);
   kc_index ix[R];
   for (unsigned y = threadIdx.y; y < m.tile_rest; y += blockDim.y) {
     unsigned r = y;
     bool in = true;
 #pragma unroll
-    for (int d = R - 2; d >= 0; d--) {
+    for (int k = 1; k < R; k++) {
+      const int d = KC__MD_D(k);
       unsigned c = r;
-      if (d > 0) {
+      if (k < R - 1) {
         const unsigned td = (unsigned)m.tile[d], q = r / td;
         c = r - q * td;
         r = q;
@@ -247,11 +254,21 @@ __device__ __forceinline__ void kc__md_tile(const kc_cuda_md_args &m,
     }
     if (!in)
       continue;
-    for (kc_index x = lo[R - 1] + threadIdx.x; x < hi[R - 1]; x += blockDim.x) {
-      ix[R - 1] = x;
+    for (kc_index x = lo[fx] + threadIdx.x; x < hi[fx]; x += blockDim.x) {
+      ix[fx] = x;
       fn(ix);
     }
   }
+#undef KC__MD_D
+}
+
+template <int R, class Fn>
+__device__ __forceinline__ void kc__md_tile(const kc_cuda_md_args &m,
+                                            kc_index t, Fn &fn) {
+  if (m.a.flags & KC_CUDA_MD_LEFT)
+    kc__md_tile_in<R, true>(m, t, fn);
+  else
+    kc__md_tile_in<R, false>(m, t, fn);
 }
 
 template <class F, int R, class B> struct kc__mdfor_drv {

@@ -96,6 +96,12 @@
 #endif
 #endif
 
+/* Says to the plugin that this module's MD entries honour KC_CUDA_MD_LEFT
+ * (the plugin looks for the name in the PTX). */
+extern "C" {
+__constant__ __attribute__((used)) int kc__cuda_md_left = KC_CUDA_MD_LEFT;
+}
+
 #ifndef KC_CUDA_NO_STAGING
 extern "C" {
 __constant__ __align__(256)
