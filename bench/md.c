@@ -11,9 +11,9 @@
  * Each problem runs as (md.kc.c):
  *
  * MD range   a KC_MDFOR over kc_mdrange(2, ...), the last index fastest
- *            (kc's default, Kokkos' Iterate::Right) and, where kc has
- *            kc_policy_set_iterate, the first index fastest (Left); each
- *            with tiles of 32 x 32 and with the backend's choice (NULL).
+ *            (kc's default, Kokkos' Iterate::Right) and the first index
+ *            fastest (kc_policy_set_iterate KC_ITERATE_LEFT); each with
+ *            tiles of 32 x 32 and with the backend's choice (NULL).
  *            The transpose reads in[i][j] and writes out[j][i], so one of
  *            the two is strided whichever index is fastest; the stencil is
  *            contiguous with the last index fastest.
@@ -158,10 +158,8 @@ static void kc_launch(ctx *x, problem *p, const variant *v, double *out) {
   const kc_index lo[2] = {p->lo, p->lo}, hi[2] = {p->hi, p->hi};
   const kc_index tile[2] = {MD_TILE, MD_TILE};
   kc_policy pol = kc_mdrange(2, lo, hi, v->tile ? tile : NULL);
-#if defined(KC_HAVE_ITERATE)
   if (v->left)
     BENCH_KC(kc_policy_set_iterate(&pol, KC_ITERATE_LEFT));
-#endif
   BENCH_KC(kc_parallel_for(p->name, p->md, &pol, &f, sizeof f));
 }
 
@@ -435,12 +433,10 @@ static void add_md(problem *p) {
       "MD range, last index fastest, tile 32x32");
   add(p, V_MD, 0, 0, 0, "md-right-auto",
       "MD range, last index fastest, tile NULL");
-#if defined(KC_HAVE_ITERATE)
   add(p, V_MD, MD_TILE, 1, 0, "md-left-32",
       "MD range, first index fastest, tile 32x32");
   add(p, V_MD, 0, 1, 0, "md-left-auto",
       "MD range, first index fastest, tile NULL");
-#endif
 }
 
 static void problems(ctx *x, problem *p) {
@@ -666,10 +662,6 @@ int main(int argc, char **argv) {
          kc_version(), x.info.backend, x.info.dev.name, x.info.num_threads,
          x.info.num_threads == 1 ? "" : "s", x.o.n, (double)x.bytes * 1e-9,
          x.o.reps, x.o.batch, x.o.batch == 1 ? "" : "es");
-#if !defined(KC_HAVE_ITERATE)
-  printf("md: built without kc_policy_set_iterate: MD ranges run with the "
-         "last index fastest only\n");
-#endif
   setup(&x);
   printf("md: baseline: %s\n", x.base);
 
