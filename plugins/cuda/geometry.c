@@ -112,9 +112,17 @@ int kc__cuda_occupancy(kc__cuda_state *s, kc__cuda_entry *e, unsigned block,
  * before it).  Given tiles: as asked (a 0 entry: 1, or for the last
  * dimension up to a warp), the block the tile's size (what the function
  * allows of it); a tile's threads then loop over its points. */
+/* MD blocks have at most this many threads, each taking several points of
+ * its tile (KC__MD_POINTS without tiles asked for): the per-tile work is
+ * shared by those points and a block's rows stay near each other (a
+ * stencil's neighbours come from L1).  Measured with bench/md
+ * (doc/benchmarks.md). */
+#define KC__MD_THREADS 256
+#define KC__MD_POINTS 4
+
 int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
-                         const kc_launch *l, int left, kc_cuda_md_args *m,
-                         unsigned *bx, unsigned *by) {
+                         const kc_launch *l, int flags, int left,
+                         kc_cuda_md_args *m, unsigned *bx, unsigned *by) {
   const kc_launch_policy *p = &l->policy;
   const int R = p->rank;
   /* The fastest dimension (threadIdx.x), and the k-th fastest. */
@@ -127,17 +135,20 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
     n[d] = p->end[d] - p->begin[d];
     given |= p->tile[d] > 0;
   }
+  const unsigned T = umin(e->block, flags ? KC__MD_THREADS : e->block);
   if (!given) {
-    const kc_index B = e->block;
-    kc_index x = n[F] > B ? B : n[F];
-    if (x >= 32)
-      x = KC__ALIGN_UP(x, 32);
+    /* A warp across the fastest dimension (modules that read flags),
+     * else the block; KC__MD_POINTS points per thread. */
+    const kc_index B = T;
+    kc_index x = flags ? 32 : B;
+    if (n[F] < x)
+      x = n[F] >= 32 ? KC__ALIGN_UP(n[F], 32) : n[F];
     if (x > B)
       x = B;
     if (x < 1)
       x = 1;
     t[F] = x;
-    kc_index rest = B / x;
+    kc_index rest = (flags ? KC__MD_POINTS : 1) * B / x;
     for (int k = 1; k < R; k++) {
       const int d = KC__MD_D(k);
       t[d] = rest < n[d] ? rest : n[d];
@@ -152,12 +163,20 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
                             : (n[d] < 32 ? (n[d] > 0 ? n[d] : 1) : 32);
   }
 #undef KC__MD_D
+  /* Warps start at multiples of 32 in the fastest dimension: the tiles'
+   * origin moves back by the box's misalignment (kc_cuda_md_args), where
+   * tiles there are whole warps. */
+  unsigned shift = 0;
+  if (flags && t[F] % 32 == 0 && n[F] > 0 && p->begin[F] > INT64_MIN + 32) {
+    shift = (unsigned)(((p->begin[F] % 32) + 32) % 32);
+    n[F] += shift;
+  }
   /* A tile larger than the box is the box. */
   kc_index tiles = 1, rest = 1;
   for (int d = 0; d < R; d++) {
     if (t[d] > n[d] && n[d] > 0)
       t[d] = n[d];
-    m->begin[d] = p->begin[d];
+    m->begin[d] = p->begin[d] - (d == F ? (kc_index)shift : 0);
     m->end[d] = p->end[d];
     m->tile[d] = t[d];
     m->ntiles[d] = kc__cdiv(n[d], t[d]);
@@ -182,9 +201,9 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
   m->a.end = tiles;
   m->tile_rest = (unsigned)rest;
   m->rank = R;
-  m->a.flags = left ? KC_CUDA_MD_LEFT : 0;
+  m->a.flags = (left ? KC_CUDA_MD_LEFT : 0) | (int)(shift << KC_CUDA_MD_SHIFT);
   *bx = (unsigned)(t[F] < (kc_index)e->fmax ? t[F] : e->fmax);
-  *by = umin((unsigned)rest, e->fmax / *bx);
+  *by = umin((unsigned)rest, (flags ? T : e->fmax) / *bx);
   if (*by < 1)
     *by = 1;
   return 0;

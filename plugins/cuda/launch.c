@@ -157,11 +157,12 @@ static int range_args(const kc__cuda_state *s, job *j) {
 static int md_args(kc__cuda_state *s, job *j) {
   int rc, bps = 0;
   j->u.md.a = j->K->proto;
-  /* LEFT where the module reads it, and not for a custom join (its order
-   * stays row-major). */
-  int left =
-      j->l->iterate == KC_ITERATE_LEFT && j->K->mod->md_left && !j->K->ordered;
-  if ((rc = kc__cuda_md_geometry(s, j->e, j->l, left, &j->u.md, &j->bx,
+  /* Flags (LEFT, the origin's shift) and the geometry that goes with them
+   * where the module reads them, but not for a custom join: its tiles and
+   * their order stay what they were (row-major, as the box begins). */
+  const int flags = j->K->mod->md_flags && !j->K->ordered;
+  int left = j->l->iterate == KC_ITERATE_LEFT && flags;
+  if ((rc = kc__cuda_md_geometry(s, j->e, j->l, flags, left, &j->u.md, &j->bx,
                                  &j->by)) ||
       (rc = kc__cuda_occupancy(s, j->e, j->bx * j->by, 0, &bps)))
     return rc;

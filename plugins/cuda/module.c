@@ -52,7 +52,7 @@ static int module_load(kc__cuda_state *s, const kc_kernel_info *k,
   if (ilog[0])
     kc_backend_verbose("cuda: JIT of '%s': %s", k->name, ilog);
   m->ptx = k->ptx;
-  m->md_left = strstr(k->ptx, KC_CUDA_MD_LEFT_SYMBOL) != NULL;
+  m->md_flags = strstr(k->ptx, KC_CUDA_MD_FLAGS_SYMBOL) != NULL;
   r = strstr(k->ptx, KC_CUDA_STAGING_SYMBOL)
           ? cu->cuModuleGetGlobal(&m->staging, &m->staging_size, m->mod,
                                   KC_CUDA_STAGING_SYMBOL)

@@ -56,7 +56,7 @@ typedef struct kc__cuda_module {
   CUdeviceptr staging; /* KC_CUDA_STAGING_SYMBOL, or 0 */
   size_t staging_size;
   size_t staging_next; /* where the next constant-mode functor goes */
-  int md_left;         /* its MD entries honour KC_CUDA_MD_LEFT */
+  int md_flags;        /* its MD entries read kc_cuda_args.flags */
   int users;           /* kernels prepared on it */
   struct kc__cuda_module *next;
 } kc__cuda_module;
@@ -225,8 +225,8 @@ int kc__cuda_deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
 int kc__cuda_occupancy(kc__cuda_state *s, kc__cuda_entry *e, unsigned block,
                        size_t smem, int *bps);
 int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
-                         const kc_launch *l, int left, kc_cuda_md_args *m,
-                         unsigned *bx, unsigned *by);
+                         const kc_launch *l, int flags, int left,
+                         kc_cuda_md_args *m, unsigned *bx, unsigned *by);
 int kc__cuda_team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
                            const kc_launch *l, kc_cuda_team_args *ta,
                            unsigned *vlp, unsigned *tsp, size_t *smemp,

@@ -33,9 +33,10 @@ typedef struct kc_cuda_args {
   void *result;          /* REDUCE: the value; SCAN: the total (or NULL) */
   unsigned int *counter; /* REDUCE/SCAN: last-block-done counter, 0 */
   int pass;              /* SCAN: 0 = block totals, 1 = final pass */
-  int flags;             /* MD: KC_CUDA_MD_LEFT; else 0 (was `reserved`) */
-  long long ident[2];    /* built-in reducers: the identity value's bytes,
-                            as the host reducer's identity() wrote them */
+  int flags;          /* MD: KC_CUDA_MD_LEFT | shift << KC_CUDA_MD_SHIFT; else 0
+                         (was `reserved`) */
+  long long ident[2]; /* built-in reducers: the identity value's bytes,
+                         as the host reducer's identity() wrote them */
 } kc_cuda_args;
 
 /* MDFOR / MDREDUCE entries take this in place of kc_cuda_args (ABI 2).
@@ -48,9 +49,13 @@ typedef struct kc_cuda_args {
  * < 2^31), over threadIdx.y; tiles are numbered with the last dimension
  * fastest.  With a.flags & KC_CUDA_MD_LEFT all of this is mirrored: the
  * first dimension is the fastest (threadIdx.x, tile numbering), tile_rest
- * is the product of tile[1 .. rank-1].  The plugin sets that flag only for
- * modules that carry KC_CUDA_MD_LEFT_SYMBOL (built from headers that read
- * it). */
+ * is the product of tile[1 .. rank-1].  A shift s = (a.flags >>
+ * KC_CUDA_MD_SHIFT) & 31 moves the tiles' origin in the fastest dimension
+ * s points before the box (begin[that dimension] is the origin; the box
+ * starts s points later), so that warps start at multiples of 32; the
+ * points before the box are skipped.  The plugin sets flags only for
+ * modules that carry KC_CUDA_MD_FLAGS_SYMBOL (built from headers that read
+ * them). */
 typedef struct kc_cuda_md_args {
   kc_cuda_args a;
   kc_index begin[KC_MAX_RANK];
@@ -84,8 +89,9 @@ typedef struct kc_cuda_team_args {
 #define KC_CUDA_ENTRY_PARAM "__kcp"  /* suffix: functor by value */
 #define KC_CUDA_ENTRY_GLOBAL "__kcg" /* suffix: functor through pointer */
 #define KC_CUDA_STAGING_SYMBOL "kc__cuda_staging"
-#define KC_CUDA_MD_LEFT 1 /* kc_cuda_args.flags of MD launches */
-#define KC_CUDA_MD_LEFT_SYMBOL "kc__cuda_md_left"
+#define KC_CUDA_MD_LEFT 1  /* kc_cuda_args.flags of MD launches */
+#define KC_CUDA_MD_SHIFT 8 /* where the flags hold the origin's shift */
+#define KC_CUDA_MD_FLAGS_SYMBOL "kc__cuda_md_flags"
 #ifndef KC_CUDA_STAGING_BYTES
 #define KC_CUDA_STAGING_BYTES 61440 /* 60 KiB of the 64 KiB constant bank */
 #endif

@@ -236,6 +236,10 @@ __device__ __forceinline__ void kc__md_tile_in(const kc_cuda_md_args &m,
     hi[d] = min(lo[d] + m.tile[d], m.end[d]);
   }
   const int fx = KC__MD_D(0);
+  /* The box's first point in the fastest dimension (the tiles' origin is
+   * up to 31 points before it: kc_cuda_md_args). */
+  const kc_index x0 =
+      m.begin[fx] + ((unsigned)m.a.flags >> KC_CUDA_MD_SHIFT & 31u);
   kc_index ix[R];
   for (unsigned y = threadIdx.y; y < m.tile_rest; y += blockDim.y) {
     unsigned r = y;
@@ -255,6 +259,8 @@ __device__ __forceinline__ void kc__md_tile_in(const kc_cuda_md_args &m,
     if (!in)
       continue;
     for (kc_index x = lo[fx] + threadIdx.x; x < hi[fx]; x += blockDim.x) {
+      if (x < x0)
+        continue;
       ix[fx] = x;
       fn(ix);
     }

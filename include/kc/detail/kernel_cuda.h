@@ -96,10 +96,10 @@
 #endif
 #endif
 
-/* Says to the plugin that this module's MD entries honour KC_CUDA_MD_LEFT
- * (the plugin looks for the name in the PTX). */
+/* Says to the plugin that this module's MD entries read kc_cuda_args.flags
+ * (KC_CUDA_MD_LEFT, the shift); the plugin looks for the name in the PTX. */
 extern "C" {
-__constant__ __attribute__((used)) int kc__cuda_md_left = KC_CUDA_MD_LEFT;
+__constant__ __attribute__((used)) int kc__cuda_md_flags = 1;
 }
 
 #ifndef KC_CUDA_NO_STAGING
