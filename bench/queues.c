@@ -396,6 +396,28 @@ static double pipe_variant(ctx *x, const pipe *p, int v) {
   }
 }
 
+/* Each of a section's four variants once per repetition, in turn, after
+ * one untimed round: *med gets their medians (ms). */
+static void time_variants(ctx *x, double (*variant)(ctx *, const void *, int),
+                          const void *w, double med[4]) {
+  double *t = calloc((size_t)x->reps * 4, sizeof *t);
+  if (!t)
+    bench_die(prog, "out of memory");
+  for (int r = -1; r < x->reps; r++)
+    for (int v = 0; v < 4; v++) {
+      double ms = variant(x, w, v);
+      if (r >= 0)
+        t[v * x->reps + r] = ms;
+    }
+  for (int v = 0; v < 4; v++)
+    med[v] = bench_median(t + v * x->reps, x->reps, NULL);
+  free(t);
+}
+
+static double pipe_run(ctx *x, const void *p, int v) {
+  return pipe_variant(x, p, v);
+}
+
 static const char *const pipe_names[4] = {"kc, one queue", "raw, one stream",
                                           "kc, two queues", "raw, two streams"};
 
@@ -480,19 +502,8 @@ static void section_pipe(ctx *x, const opts *o) {
   }
   chunk_times(x, &p, chunk);
 
-  double *t = calloc((size_t)x->reps * 4, sizeof *t);
-  if (!t)
-    bench_die(prog, "out of memory");
-  for (int r = -1; r < x->reps; r++)
-    for (int v = 0; v < 4; v++) {
-      double ms = pipe_variant(x, &p, v);
-      if (r >= 0)
-        t[v * x->reps + r] = ms;
-    }
   double med[4];
-  for (int v = 0; v < 4; v++)
-    med[v] = bench_median(t + v * x->reps, x->reps, NULL);
-  free(t);
+  time_variants(x, pipe_run, &p, med);
   pipe_check(x, &p);
   pipe_table(x, &p, chunk, med, !o->pipe_iters);
   pipe_free(x, &p);
@@ -544,6 +555,10 @@ static double conc_variant(ctx *x, const conc *w, int v) {
   return v % 2 ? conc_raw(x, w, v / 2) : conc_kc(x, w, v / 2);
 }
 
+static double conc_run(ctx *x, const void *w, int v) {
+  return conc_variant(x, w, v);
+}
+
 static void conc_check(ctx *x, const conc *w) {
   static const char *const names[4] = {"kc, one queue", "raw, one stream",
                                        "kc, a queue each",
@@ -593,21 +608,10 @@ static void section_conc(ctx *x, const opts *o) {
     BENCH_CU(cu, cu->cuMemAlloc(&w.ry[k], bytes));
   }
 
-  double *t = calloc((size_t)x->reps * 4, sizeof *t);
-  if (!t)
-    bench_die(prog, "out of memory");
   /* The untimed repetition also loads each kernel on every queue before
    * kernels run side by side (doc/queues.md). */
-  for (int r = -1; r < x->reps; r++)
-    for (int v = 0; v < 4; v++) {
-      double ms = conc_variant(x, &w, v);
-      if (r >= 0)
-        t[v * x->reps + r] = ms;
-    }
   double med[4];
-  for (int v = 0; v < 4; v++)
-    med[v] = bench_median(t + v * x->reps, x->reps, NULL);
-  free(t);
+  time_variants(x, conc_run, &w, med);
   conc_check(x, &w);
 
   printf("\nconcurrent kernels: %d independent kernels of %lld elements, y "

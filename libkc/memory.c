@@ -172,17 +172,25 @@ static int malloc_entered(void **out, size_t bytes, kc_space space, int device,
   return 0;
 }
 
-int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
+/* kc_malloc's and kc_malloc_on's arguments, errors naming `fn`; clears
+ * *out. */
+static int malloc_args(const char *fn, void **out, kc_space space) {
   if (!out)
-    return kc__error(KC_EINVAL, "kc_malloc: out is NULL");
-  int rc0 = kc__out_check("kc_malloc", "out", out, sizeof *out);
-  if (rc0 < 0)
-    return rc0;
+    return kc__error(KC_EINVAL, "%s: out is NULL", fn);
+  int rc = kc__out_check(fn, "out", out, sizeof *out);
+  if (rc < 0)
+    return rc;
   *out = NULL;
   if ((unsigned)space >= KC_SPACE_COUNT)
-    return kc__error(KC_EINVAL, "kc_malloc: %d is not a memory space",
-                     (int)space);
-  int rc = kc__enter("kc_malloc");
+    return kc__error(KC_EINVAL, "%s: %d is not a memory space", fn, (int)space);
+  return 0;
+}
+
+int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
+  int rc = malloc_args("kc_malloc", out, space);
+  if (rc < 0)
+    return rc;
+  rc = kc__enter("kc_malloc");
   if (rc < 0)
     return rc;
   rc = malloc_entered(out, bytes, space, -1, label);
@@ -192,16 +200,8 @@ int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
 
 int kc__malloc_on(void **out, size_t bytes, kc_space space, int device,
                   const char *label) {
-  if (!out)
-    return kc__error(KC_EINVAL, "kc_malloc_on: out is NULL");
-  int rc = kc__out_check("kc_malloc_on", "out", out, sizeof *out);
-  if (rc < 0)
-    return rc;
-  *out = NULL;
-  if ((unsigned)space >= KC_SPACE_COUNT)
-    return kc__error(KC_EINVAL, "kc_malloc_on: %d is not a memory space",
-                     (int)space);
-  return malloc_entered(out, bytes, space, device, label);
+  int rc = malloc_args("kc_malloc_on", out, space);
+  return rc < 0 ? rc : malloc_entered(out, bytes, space, device, label);
 }
 
 int kc__memory_device_of(const void *p, int *device) {
