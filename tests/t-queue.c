@@ -454,6 +454,28 @@ static void test_every_device(void) {
       bad += h[k] != k * (i + 1) + 3;
     KC_CHECK_EQ_INT(bad, 0);
   }
+  /* An event recorded again on another device's queue: synchronize,
+   * query, wait and timing follow its latest record; two events of two
+   * devices cannot be timed against each other (on a backend with
+   * distinct devices). */
+  if (n > 1) {
+    double ms = -1;
+    KC_CHECK_OK(kc_event_record(ev[0], q[1]));
+    KC_CHECK_OK(kc_event_record(ev[1], q[1]));
+    KC_CHECK_OK(kc_event_synchronize(ev[1]));
+    KC_CHECK_OK(kc_event_synchronize(ev[0]));
+    KC_CHECK_EQ_INT(kc_event_query(ev[0]), 1);
+    KC_CHECK_OK(kc_event_elapsed(ev[0], ev[1], &ms));
+    KC_CHECK(ms >= 0);
+    KC_CHECK_OK(kc_event_wait(q[0], ev[0]));
+    KC_CHECK_OK(kc_event_record(ev[1], q[0]));
+    KC_CHECK_OK(kc_event_synchronize(ev[1]));
+    if (kc_test_device_is_distinct()) {
+      KC_CHECK_ERR(kc_event_elapsed(ev[0], ev[1], &ms), KC_EINVAL);
+      KC_CHECK(strstr(kc_last_error(), "devices") != NULL);
+    }
+    KC_CHECK_OK(kc_queue_fence(q[0]));
+  }
   /* The default queue between two devices (the last and the first). */
   KC_CHECK_OK(kc_fence());
   KC_CHECK_OK(kc_memcpy(b[0], a[n - 1], N * sizeof(int64_t)));

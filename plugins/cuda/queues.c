@@ -3,11 +3,9 @@
  * A queue is a lane (plugin.h): a stream of its own with its own reduction
  * scratch, result slot, level-1 scratch and staging ring, so that two
  * queues share no buffer and their work may overlap on the device.  Its
- * handle is the lane itself, on its device (lane->dev).  An event is a
- * CUevent (with timing) of the device it was last recorded on: recording
- * it on another device's queue makes it anew there (CUDA records an event
- * only on a stream of its own context); a queue of any device may wait
- * for it.
+ * handle is the lane itself, on its device (lane->dev).  An event holds a
+ * CUevent (with timing) for each device it was recorded on (below); a
+ * queue of any device may wait for it.
  *
  * queue_fence and event_synchronize run without the core's runtime lock
  * (backend.h): they touch only their own stream or event, never s->cur,
@@ -15,6 +13,7 @@
  */
 #include <config.h>
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +24,16 @@ static kc__cuda_lane *lane_of(kc__cuda_state *s, void *queue) {
   return queue ? (kc__cuda_lane *)queue : &s->main;
 }
 
+/* An event: a CUevent per device it was recorded on (CUDA records an event
+ * only on a stream of its own context), made at the first record there and
+ * kept until the event is destroyed, so that a thread waiting for the
+ * event while another records it on another device never meets a freed
+ * CUevent; `cur` is the device of the latest record. */
 typedef struct event {
-  CUevent e;
-  kc__cuda_state *dev; /* whose context e belongs to */
+  kc__cuda_state *top;
+  _Atomic int cur;
+  CUevent e[]; /* by device ordinal, top->ndev of them; NULL: not made */
 } event;
-
 int kc__cuda_queue_create(void *state, int device, void **queue) {
   kc__cuda_state *s;
   int rc = kc__cuda_device(state, device, &s);
@@ -73,29 +77,39 @@ int kc__cuda_queue_fence(void *state, void *queue) {
   return r ? kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamSynchronize") : 0;
 }
 
-/* A new CUevent in device s's context into ev. */
-static int event_make(kc__cuda_state *s, event *ev) {
+/* Event ev's CUevent on device s, made if it is not there yet. */
+static int event_on(event *ev, kc__cuda_state *s, CUevent *out) {
   int rc = kc__cuda_up(s);
   if (rc)
     return rc;
-  CUresult r = s->cu->cuEventCreate(&ev->e, 0);
-  if (r != CUDA_SUCCESS)
-    return kc__cuda_fail(s, r, KC_ENOMEM, "cuEventCreate");
-  ev->dev = s;
+  if (!ev->e[s->ordinal]) {
+    CUresult r = s->cu->cuEventCreate(&ev->e[s->ordinal], 0);
+    if (r != CUDA_SUCCESS) {
+      ev->e[s->ordinal] = NULL;
+      return kc__cuda_fail(s, r, KC_ENOMEM, "cuEventCreate");
+    }
+  }
+  *out = ev->e[s->ordinal];
   return 0;
 }
 
-static void event_unmake(event *ev) {
-  if (ev->e && kc__cuda_current(ev->dev) == 0)
-    ev->dev->cu->cuEventDestroy(ev->e);
-  ev->e = NULL;
+/* The device and CUevent of ev's latest record (or of its creation). */
+static kc__cuda_state *event_latest(const event *ev, CUevent *e) {
+  const int d =
+      atomic_load_explicit((_Atomic int *)&ev->cur, memory_order_acquire);
+  *e = ev->e[d];
+  return ev->top->devs[d];
 }
 
 int kc__cuda_event_create(void *state, void **out) {
-  event *ev = calloc(1, sizeof *ev);
+  kc__cuda_state *top = state;
+  event *ev = calloc(1, sizeof *ev + (size_t)top->ndev * sizeof(CUevent));
   if (!ev)
     return kc_backend_error(KC_ENOMEM, "cuda: out of memory for an event");
-  int rc = event_make(state, ev);
+  ev->top = top;
+  atomic_init(&ev->cur, top->ordinal);
+  CUevent e;
+  int rc = event_on(ev, top, &e);
   if (rc) {
     free(ev);
     return rc;
@@ -107,60 +121,62 @@ int kc__cuda_event_create(void *state, void **out) {
 void kc__cuda_event_destroy(void *state, void *handle) {
   event *ev = handle;
   (void)state;
-  if (ev) {
-    event_unmake(ev);
-    free(ev);
+  if (!ev)
+    return;
+  for (int d = 0; d < ev->top->ndev; d++) {
+    kc__cuda_state *s = ev->top->devs[d];
+    if (ev->e[d] && s && kc__cuda_current(s) == 0)
+      s->cu->cuEventDestroy(ev->e[d]);
   }
+  free(ev);
 }
 
 int kc__cuda_event_record(void *state, void *handle, void *queue) {
   event *ev = handle;
   kc__cuda_lane *L = lane_of(state, queue);
   kc__cuda_state *s = L->dev;
-  int rc;
-  if (ev->dev != s) { /* last recorded on another device */
-    event fresh = {0};
-    if ((rc = event_make(s, &fresh)) != 0)
-      return rc;
-    event_unmake(ev);
-    *ev = fresh;
-  }
-  if ((rc = kc__cuda_up(s)) != 0)
+  CUevent e;
+  int rc = event_on(ev, s, &e);
+  if (rc)
     return rc;
-  CUresult r = s->cu->cuEventRecord(ev->e, L->stream);
-  return r ? kc__cuda_fail(s, r, KC_EDEVICE, "cuEventRecord") : 0;
+  CUresult r = s->cu->cuEventRecord(e, L->stream);
+  if (r != CUDA_SUCCESS)
+    return kc__cuda_fail(s, r, KC_EDEVICE, "cuEventRecord");
+  atomic_store_explicit(&ev->cur, s->ordinal, memory_order_release);
+  return 0;
 }
 
 int kc__cuda_event_wait(void *state, void *queue, void *handle) {
-  event *ev = handle;
   kc__cuda_lane *L = lane_of(state, queue);
   kc__cuda_state *s = L->dev;
+  CUevent e;
+  event_latest(handle, &e);
   int rc = kc__cuda_up(s);
   if (rc)
     return rc;
-  CUresult r = s->cu->cuStreamWaitEvent(L->stream, ev->e, 0);
+  CUresult r = s->cu->cuStreamWaitEvent(L->stream, e, 0);
   return r ? kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamWaitEvent") : 0;
 }
 
 int kc__cuda_event_synchronize(void *state, void *handle) {
-  event *ev = handle;
-  kc__cuda_state *s = ev->dev;
+  CUevent e;
+  kc__cuda_state *s = event_latest(handle, &e);
   (void)state;
   int rc = kc__cuda_up(s);
   if (rc)
     return rc;
-  CUresult r = s->cu->cuEventSynchronize(ev->e);
+  CUresult r = s->cu->cuEventSynchronize(e);
   return r ? kc__cuda_fail(s, r, KC_EDEVICE, "cuEventSynchronize") : 0;
 }
 
 int kc__cuda_event_query(void *state, void *handle) {
-  event *ev = handle;
-  kc__cuda_state *s = ev->dev;
+  CUevent e;
+  kc__cuda_state *s = event_latest(handle, &e);
   (void)state;
   int rc = kc__cuda_up(s);
   if (rc)
     return rc;
-  CUresult r = s->cu->cuEventQuery(ev->e);
+  CUresult r = s->cu->cuEventQuery(e);
   if (r == CUDA_SUCCESS)
     return 1;
   if (r == CUDA_ERROR_NOT_READY)
@@ -169,19 +185,19 @@ int kc__cuda_event_query(void *state, void *handle) {
 }
 
 int kc__cuda_event_elapsed(void *state, void *start, void *end, double *ms) {
-  const event *e0 = start, *e1 = end;
-  kc__cuda_state *s = e0->dev;
+  CUevent c0, c1;
+  kc__cuda_state *s = event_latest(start, &c0), *s1 = event_latest(end, &c1);
   (void)state;
-  if (e0->dev != e1->dev)
+  if (s != s1)
     return kc_backend_error(KC_EINVAL,
                             "cuda: kc_event_elapsed: the events were recorded "
                             "on devices %d and %d; time events of one device",
-                            e0->dev->ordinal, e1->dev->ordinal);
+                            s->ordinal, s1->ordinal);
   int rc = kc__cuda_up(s);
   if (rc)
     return rc;
   float t = 0;
-  CUresult r = s->cu->cuEventElapsedTime(&t, e0->e, e1->e);
+  CUresult r = s->cu->cuEventElapsedTime(&t, c0, c1);
   if (r == CUDA_ERROR_NOT_READY)
     return kc_backend_error(KC_EINVAL, "cuda: kc_event_elapsed: an event "
                                        "has not completed yet "
