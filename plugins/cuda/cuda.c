@@ -139,16 +139,18 @@ static int parse_mode(const char *v, int *mode) {
 }
 
 /* KC_CUDA_GRID: how a 1-D for sizes its grid (launch.c). */
-static int parse_grid(const char *v, int *full) {
-  *full = 0;
-  if (!v || !*v || strcmp(v, "resident") == 0)
+static int parse_grid(const char *v, int *mode) {
+  static const char *const names[] = {"resident", "full", "wide"};
+  *mode = GRID_WIDE; /* the default: doc/backends.md, "Grid size" */
+  if (!v || !*v)
     return 0;
-  if (strcmp(v, "full") == 0) {
-    *full = 1;
-    return 0;
-  }
-  return kc_backend_error(KC_EINVAL,
-                          "cuda: KC_CUDA_GRID=%s; use resident or full", v);
+  for (int i = 0; i < 3; i++)
+    if (strcmp(v, names[i]) == 0) {
+      *mode = i;
+      return 0;
+    }
+  return kc_backend_error(
+      KC_EINVAL, "cuda: KC_CUDA_GRID=%s; use resident, full or wide", v);
 }
 
 static void release_device(kc__cuda_state *s);
@@ -227,7 +229,7 @@ static int init(void *state, const kc_backend_config *cfg) {
   kc__cuda_state *s = state;
   int rc = parse_mode(getenv("KC_CUDA_LAUNCH"), &s->mode);
   if (rc == 0)
-    rc = parse_grid(getenv("KC_CUDA_GRID"), &s->grid_full);
+    rc = parse_grid(getenv("KC_CUDA_GRID"), &s->grid_mode);
   if (rc)
     return rc;
   s->verbose = cfg->verbose;
@@ -285,7 +287,7 @@ int kc__cuda_device(kc__cuda_state *top, int device, kc__cuda_state **out) {
   s->ndev = top->ndev;
   s->nphys = top->nphys;
   s->mode = top->mode;
-  s->grid_full = top->grid_full;
+  s->grid_mode = top->grid_mode;
   s->verbose = top->verbose;
   int rc = device_open(s, device);
   if (rc) {

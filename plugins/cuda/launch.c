@@ -126,11 +126,12 @@ static int choose_mode(const kc__cuda_state *s, kc__cuda_kernel *K,
   return mode;
 }
 
-/* 1-D: the range and a grid of the resident blocks at most, striding
- * over the range (reductions and scans: their scratch holds one value per
- * block).  Under KC_CUDA_GRID=full a for gets one index per thread while
- * that fits a grid (doc/backends.md has the measurements behind the
- * default). */
+/* 1-D: the range and a grid striding over it: for a for (KC_CUDA_GRID,
+ * default wide) about 4 indices per thread once the range outgrows the
+ * resident blocks (resident: the resident blocks at most; full: a thread
+ * per index while that fits a grid); reductions and scans keep the
+ * resident grid (their scratch holds one value per block).
+ * doc/backends.md has the measurements behind the default. */
 static int range_args(const kc__cuda_state *s, job *j) {
   const kc_index begin = j->l->policy.begin[0], end = j->l->policy.end[0];
   j->a = &j->u.one;
@@ -144,9 +145,18 @@ static int range_args(const kc__cuda_state *s, job *j) {
                             "most INT64_MAX - 2^44",
                             j->k->name, (long long)end);
   kc_index g = kc__cdiv(end - begin, j->e->block);
-  const int full = j->k->kind == KC_KERNEL_FOR && s->grid_full;
-  if (g > (full ? (kc_index)0x7fffffff : (kc_index)j->e->max_grid))
-    g = j->e->max_grid;
+  const int mode = j->k->kind == KC_KERNEL_FOR ? s->grid_mode : GRID_RESIDENT;
+  if (mode == GRID_FULL) {
+    if (g > (kc_index)0x7fffffff)
+      g = j->e->max_grid;
+  } else if (g > (kc_index)j->e->max_grid) {
+    /* wide: about 4 indices per thread once that is more blocks than the
+     * device holds at once */
+    kc_index w = mode == GRID_WIDE ? kc__cdiv(g, 4) : 0;
+    g = w > (kc_index)j->e->max_grid && w <= (kc_index)0x7fffffff
+            ? w
+            : (kc_index)j->e->max_grid;
+  }
   j->grid = g < 1 ? 1 : (unsigned)g;
   j->smem = j->e->smem;
   j->args = j->a;

@@ -21,6 +21,9 @@
 
 #include "cu.h"
 
+/* How a 1-D for sizes its grid (KC_CUDA_GRID, launch.c). */
+enum { GRID_RESIDENT = 0, GRID_FULL, GRID_WIDE };
+
 /* How a functor reaches the kernel (KC_CUDA_LAUNCH). */
 enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
 
@@ -152,7 +155,7 @@ typedef struct kc__cuda_state {
   int max_threads_per_sm;
   size_t max_param; /* kernel parameter bytes the driver takes */
   int mode;         /* forced launch mode, MODE_AUTO if none */
-  int grid_full;    /* KC_CUDA_GRID=full: a 1-D for gets a thread per index */
+  int grid_mode;    /* KC_CUDA_GRID: how a 1-D for sizes its grid (GRID_*) */
   int verbose;
   /* A fault that made the context unusable; every later call reports it. */
   CUresult sticky;
