@@ -7,14 +7,18 @@
  * neighbour: symmetric positive definite); the right-hand side is 1
  * everywhere.  Each iteration is a team-policy sparse matrix-vector
  * product, two dot products (reductions) and two vector updates (for
- * kernels).  At the end the true residual |b - A x| / |b| is computed
- * afresh; the program exits 1 unless it is below the tolerance.  It prints
- * the backend, the iterations, the final residual, a checksum of the
- * solution (to compare backends), the time per iteration and the
- * bandwidth achieved (bytes the kernels must move, below).
+ * kernels).  The dot products land in device memory and the updates read
+ * them there, so the host waits for the device only where it tests for
+ * convergence: after every iteration by default, every K with -check K
+ * (then up to K - 1 iterations more than needed are run).  At the end the true
+ * residual |b - A x| / |b| is computed afresh; the program exits 1 unless it is
+ * below the tolerance.  It prints the backend, the iterations, the final
+ * residual, a checksum of the solution (to compare backends), the time per
+ * iteration and the bandwidth achieved (bytes the kernels must move, below).
  *
  *   kcc -O2 -o cg cg.kc.c $(pkg-config --cflags --libs kc) -lm
- *   KC_BACKEND=openmp ./cg [-n N] [-tol TOL] [-maxit K]
+ *   KC_BACKEND=openmp ./cg [-n N] [-tol TOL] [-maxit K] [-check K]
+ *                          [-spmv team|row]
  */
 #define KC_CHECK_EXIT
 #include <kc/kernel.h>
@@ -41,6 +45,19 @@ KC_TEAM_ARGS(cg_spmv,
                });
              })
 
+/* The same product as a 1-D for, a thread per row walking its nonzeros
+ * (-spmv row): on a GPU consecutive threads read consecutive runs of
+ * `val` and `col`, which the cache serves. */
+KC_FOR_ARGS(cg_spmv_row,
+            ((const int32_t *, rowptr), (const int32_t *, col),
+             (const double *, val), (const double *, x), (double *, y)),
+            row, {
+              double sum = 0;
+              for (int32_t k = rowptr[row]; k < rowptr[row + 1]; k++)
+                sum += val[k] * x[col[k]];
+              y[row] = sum;
+            })
+
 KC_REDUCE_SUM_ARGS(cg_dot, ((const double *, x), (const double *, y)), i,
                    double, acc, acc += x[i] * y[i])
 
@@ -54,6 +71,26 @@ KC_FOR_ARGS(cg_update,
 
 KC_FOR_ARGS(cg_xpby, ((double, beta), (double *, p), (const double *, r)), i,
             p[i] = r[i] + beta * p[i])
+
+/* The same two updates with alpha and beta computed in the kernel from the
+ * dot products the reductions left in device memory: s[0] = p.Ap, s[1 + c]
+ * the current r.r, s[2 - c] the next one (c alternates), so that an
+ * iteration's kernels follow each other on the device without the host
+ * reading any value between them.  The arithmetic is the host loop's:
+ * alpha = rr / pAp, beta = rr_new / rr. */
+KC_FOR_ARGS(cg_update_s,
+            ((const double *, s), (int64_t, c), (double *, x), (double *, r),
+             (const double *, p), (const double *, ap)),
+            i, {
+              const double alpha = s[1 + c] / s[0];
+              x[i] += alpha * p[i];
+              r[i] -= alpha * ap[i];
+            })
+
+KC_FOR_ARGS(cg_xpby_s,
+            ((const double *, s), (int64_t, c), (double *, p),
+             (const double *, r)),
+            i, p[i] = r[i] + s[2 - c] / s[1 + c] * p[i])
 
 KC_FOR_ARGS(cg_resid,
             ((const double *, b), (const double *, ax), (double *, r)), i,
@@ -94,7 +131,14 @@ typedef struct csr {
   int64_t nrows;
 } csr;
 
+static int spmv_rows; /* -spmv row: cg_spmv_row */
+
 static void spmv(const csr *a, const double *x, double *y) {
+  if (spmv_rows) {
+    kc_run_for(cg_spmv_row, kc_range(0, a->nrows), .rowptr = a->rowptr,
+               .col = a->col, .val = a->val, .x = x, .y = y);
+    return;
+  }
   kc_index teams = (a->nrows + ROWS_PER_TEAM - 1) / ROWS_PER_TEAM;
   /* Vector lanes for the 7 nonzeros of a row; team size: the backend's. */
   kc_run_for(cg_spmv, kc_team_policy(teams, KC_AUTO, 8), .rowptr = a->rowptr,
@@ -103,7 +147,7 @@ static void spmv(const csr *a, const double *x, double *y) {
 }
 
 int main(int argc, char **argv) {
-  int64_t n = 24, maxit = 1000;
+  int64_t n = 24, maxit = 1000, check = 1;
   double tol = 1e-10;
   for (int a = 1; a < argc; a++) {
     if (!strcmp(argv[a], "-n") && a + 1 < argc)
@@ -112,12 +156,18 @@ int main(int argc, char **argv) {
       tol = atof(argv[++a]);
     else if (!strcmp(argv[a], "-maxit") && a + 1 < argc)
       maxit = atoll(argv[++a]);
+    else if (!strcmp(argv[a], "-check") && a + 1 < argc)
+      check = atoll(argv[++a]);
+    else if (!strcmp(argv[a], "-spmv") && a + 1 < argc &&
+             (!strcmp(argv[a + 1], "row") || !strcmp(argv[a + 1], "team")))
+      spmv_rows = !strcmp(argv[++a], "row");
     else {
-      fprintf(stderr, "usage: cg [-n N] [-tol TOL] [-maxit K]\n");
+      fprintf(stderr, "usage: cg [-n N] [-tol TOL] [-maxit K] [-check K] "
+                      "[-spmv team|row]\n");
       return 2;
     }
   }
-  if (n < 2 || n > 1000 || !(tol > 0) || maxit < 1) {
+  if (n < 2 || n > 1000 || !(tol > 0) || maxit < 1 || check < 1) {
     fprintf(stderr, "cg: need 2 <= N <= 1000, TOL > 0, K >= 1\n");
     return 2;
   }
@@ -173,17 +223,23 @@ int main(int argc, char **argv) {
   const kc_policy all = kc_range(0, rows);
   const double bnorm = sqrt(dot(b, b, rows));
   double rr = dot(r, r, rows);
-  int64_t it = 0;
+  /* The dot products in device memory (cg_update_s). */
+  double *s;
+  kc_malloc((void **)&s, 3 * sizeof *s, KC_SPACE_DEVICE, "scalars");
+  kc_memcpy(&s[1], &rr, sizeof rr);
+  int64_t it = 0, c = 0;
   double t0 = now();
   while (it < maxit && sqrt(rr) / bnorm >= tol) {
     spmv(&a, p, ap);
-    const double alpha = rr / dot(p, ap, rows);
-    kc_run_for(cg_update, all, .alpha = alpha, .x = x, .r = r, .p = p,
+    kc_run_reduce(cg_dot, all, &s[0], .x = p, .y = ap);
+    kc_run_for(cg_update_s, all, .s = s, .c = c, .x = x, .r = r, .p = p,
                .ap = ap);
-    const double rr_new = dot(r, r, rows);
-    kc_run_for(cg_xpby, all, .beta = rr_new / rr, .p = p, .r = r);
-    rr = rr_new;
+    kc_run_reduce(cg_dot, all, &s[2 - c], .x = r, .y = r);
+    kc_run_for(cg_xpby_s, all, .s = s, .c = c, .p = p, .r = r);
+    c = 1 - c;
     it++;
+    if (it % check == 0)
+      kc_memcpy(&rr, &s[1 + c], sizeof rr); /* waits for the iteration */
   }
   kc_fence();
   const double elapsed = now() - t0;
@@ -223,6 +279,7 @@ int main(int argc, char **argv) {
   kc_free(p);
   kc_free(x);
   kc_free(ap);
+  kc_free(s);
   free(rowptr);
   free(col);
   free(val);
