@@ -208,7 +208,7 @@ static int device_open(kc__cuda_state *s, int ordinal) {
 
   /* The default queue's lane: its stream and reduction counter. */
   s->cur = &s->main;
-  if ((rc = kc__cuda_lane_open(s, &s->main)) != 0)
+  if ((rc = kc__cuda_lane_open(s, &s->main, 0)) != 0)
     goto fail;
   s->main.dev = s;
   kc_backend_verbose(

@@ -252,7 +252,7 @@ int kc__cuda_ensure_partials(kc__cuda_state *s, size_t bytes);
 int kc__cuda_ensure_result_slot(kc__cuda_state *s, size_t bytes);
 int kc__cuda_stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
                    size_t n, int global, CUdeviceptr *dst);
-int kc__cuda_lane_open(kc__cuda_state *s, kc__cuda_lane *L);
+int kc__cuda_lane_open(kc__cuda_state *s, kc__cuda_lane *L, unsigned flags);
 void kc__cuda_lane_close(kc__cuda_state *s, kc__cuda_lane *L);
 void kc__cuda_launch_finalize(kc__cuda_state *s);
 

@@ -44,7 +44,7 @@ int kc__cuda_queue_create(void *state, int device, void **queue) {
   kc__cuda_lane *L = calloc(1, sizeof *L);
   if (!L)
     return kc_backend_error(KC_ENOMEM, "cuda: out of memory for a queue");
-  if ((rc = kc__cuda_lane_open(s, L)) != 0) {
+  if ((rc = kc__cuda_lane_open(s, L, CU_STREAM_NON_BLOCKING)) != 0) {
     free(L);
     return rc;
   }

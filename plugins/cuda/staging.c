@@ -243,15 +243,18 @@ void kc__cuda_launch_finalize(kc__cuda_state *s) {
 
 /* ---------------------------------------------------------------- lanes */
 
-int kc__cuda_lane_open(kc__cuda_state *s, kc__cuda_lane *L) {
+int kc__cuda_lane_open(kc__cuda_state *s, kc__cuda_lane *L, unsigned flags) {
   const kc__cu_api *cu = s->cu;
   memset(L, 0, sizeof *L);
-  /* A blocking stream: it also orders against the legacy default stream,
-   * so code mixing kc with its own CUDA calls on stream 0 stays ordered.
-   * The last-block-done counter of reductions and scans starts at 0; the
-   * last block of every launch puts it back. */
+  /* The default queue's stream is a blocking one: it also orders against
+   * the legacy default stream, so code mixing kc with its own CUDA calls
+   * on stream 0 stays ordered.  A kc queue's is non-blocking
+   * (CU_STREAM_NON_BLOCKING): ordered by events and fences only, as
+   * independent queues are meant to be.  The last-block-done counter of
+   * reductions and scans starts at 0; the last block of every launch puts
+   * it back. */
   CUresult r;
-  if ((r = cu->cuStreamCreate(&L->stream, 0)) != CUDA_SUCCESS) {
+  if ((r = cu->cuStreamCreate(&L->stream, flags)) != CUDA_SUCCESS) {
     L->stream = NULL;
     return kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamCreate");
   }
