@@ -167,6 +167,19 @@ static void sc_wrong_abi(void) {
   expect_refusal(KC_EABI, msg);
 }
 
+static void sc_alloc_on_alone(void) {
+  char path[PATH_MAX], msg[2 * PATH_MAX];
+  plugin_file(path, sizeof path, "allocon");
+  snprintf(msg, sizeof msg,
+           "%s: mem_alloc_on needs the memory slots (mem_free gives its "
+           "memory back)",
+           path);
+  set_env(path, NULL);
+  expect_refusal(KC_EPLUGIN, msg);
+  set_env("allocon", tp_dir);
+  expect_refusal(KC_EPLUGIN, msg);
+}
+
 static void sc_misnamed(void) {
   char path[PATH_MAX], msg[2 * PATH_MAX];
   plugin_file(path, sizeof path, "misnamed");
@@ -512,6 +525,7 @@ static const scenario scenarios[] = {
     {"shared object without the entry symbol", sc_no_entry_symbol},
     {"plugin of another ABI major", sc_wrong_abi},
     {"plugin whose name does not match its file", sc_misnamed},
+    {"plugin with mem_alloc_on but no memory slots", sc_alloc_on_alone},
     {"plugin file not named libkc-<name>.so", sc_badly_named_file},
     {"plugin whose probe finds no device", sc_no_device},
     {"plugin whose init fails", sc_init_fails},
