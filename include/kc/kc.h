@@ -826,6 +826,8 @@ static inline int kc__check(int rc, const char *call, const char *file,
   KC__CHECKED(kc_mirror_sync_target, __VA_ARGS__)
 #define kc_policy_set_scratch(...)                                             \
   KC__CHECKED(kc_policy_set_scratch, __VA_ARGS__)
+#define kc_policy_set_iterate(...)                                             \
+  KC__CHECKED(kc_policy_set_iterate, __VA_ARGS__)
 #define kc_kernel_get(...) KC__CHECKED(kc_kernel_get, __VA_ARGS__)
 #define kc_parallel_for(...) KC__CHECKED(kc_parallel_for, __VA_ARGS__)
 #define kc_parallel_reduce(...) KC__CHECKED(kc_parallel_reduce, __VA_ARGS__)
