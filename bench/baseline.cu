@@ -164,55 +164,38 @@ __device__ void gs_nstream(T *a, const T *b, const T *c, T scalar,
           a[j] = x[u] + y[u] + scalar * z[u]);
 }
 
-#define GS_ENTRIES(T, S)                                                       \
-  extern "C" __global__ void bench_stream_copy_gs_##S(const T *a, T *c,        \
-                                                      long long n) {           \
-    gs_copy<T>(a, c, n);                                                       \
+/* The five streaming kernels of one layout: bench_stream_<k><TAG><S>,
+ * each calling IMPL##<k><T> (stream_ or gs_). */
+#define STREAM_KERNELS(T, S, TAG, IMPL)                                        \
+  extern "C" __global__ void bench_stream_copy##TAG##S(const T *a, T *c,       \
+                                                       long long n) {          \
+    IMPL##copy<T>(a, c, n);                                                    \
   }                                                                            \
-  extern "C" __global__ void bench_stream_mul_gs_##S(T *b, const T *c,         \
-                                                     T scalar, long long n) {  \
-    gs_mul<T>(b, c, scalar, n);                                                \
+  extern "C" __global__ void bench_stream_mul##TAG##S(T *b, const T *c,        \
+                                                      T scalar, long long n) { \
+    IMPL##mul<T>(b, c, scalar, n);                                             \
   }                                                                            \
-  extern "C" __global__ void bench_stream_add_gs_##S(const T *a, const T *b,   \
-                                                     T *c, long long n) {      \
-    gs_add<T>(a, b, c, n);                                                     \
+  extern "C" __global__ void bench_stream_add##TAG##S(const T *a, const T *b,  \
+                                                      T *c, long long n) {     \
+    IMPL##add<T>(a, b, c, n);                                                  \
   }                                                                            \
-  extern "C" __global__ void bench_stream_triad_gs_##S(                        \
+  extern "C" __global__ void bench_stream_triad##TAG##S(                       \
       T *a, const T *b, const T *c, T scalar, long long n) {                   \
-    gs_triad<T>(a, b, c, scalar, n);                                           \
+    IMPL##triad<T>(a, b, c, scalar, n);                                        \
   }                                                                            \
-  extern "C" __global__ void bench_stream_nstream_gs_##S(                      \
+  extern "C" __global__ void bench_stream_nstream##TAG##S(                     \
       T *a, const T *b, const T *c, T scalar, long long n) {                   \
-    gs_nstream<T>(a, b, c, scalar, n);                                         \
+    IMPL##nstream<T>(a, b, c, scalar, n);                                      \
   }
 
-GS_ENTRIES(double, f64)
-GS_ENTRIES(float, f32)
+STREAM_KERNELS(double, f64, _gs_, gs_)
+STREAM_KERNELS(float, f32, _gs_, gs_)
 
 #define STREAM_ENTRIES(T, S)                                                   \
+  STREAM_KERNELS(T, S, _, stream_)                                             \
   extern "C" __global__ void bench_stream_init_##S(T *a, T *b, T *c, T va,     \
                                                    T vb, T vc, long long n) {  \
     stream_init<T>(a, b, c, va, vb, vc, n);                                    \
-  }                                                                            \
-  extern "C" __global__ void bench_stream_copy_##S(const T *a, T *c,           \
-                                                   long long n) {              \
-    stream_copy<T>(a, c, n);                                                   \
-  }                                                                            \
-  extern "C" __global__ void bench_stream_mul_##S(T *b, const T *c, T scalar,  \
-                                                  long long n) {               \
-    stream_mul<T>(b, c, scalar, n);                                            \
-  }                                                                            \
-  extern "C" __global__ void bench_stream_add_##S(const T *a, const T *b,      \
-                                                  T *c, long long n) {         \
-    stream_add<T>(a, b, c, n);                                                 \
-  }                                                                            \
-  extern "C" __global__ void bench_stream_triad_##S(                           \
-      T *a, const T *b, const T *c, T scalar, long long n) {                   \
-    stream_triad<T>(a, b, c, scalar, n);                                       \
-  }                                                                            \
-  extern "C" __global__ void bench_stream_nstream_##S(                         \
-      T *a, const T *b, const T *c, T scalar, long long n) {                   \
-    stream_nstream<T>(a, b, c, scalar, n);                                     \
   }                                                                            \
   extern "C" __global__ void bench_stream_dot_##S(                             \
       const T *a, const T *b, double *partial, long long n) {                  \

@@ -257,15 +257,14 @@ int kc__malloc_on(void **out, size_t bytes, kc_space space, int device,
 /* The device of the allocation containing p (-1: none): 1, or 0 if p is
  * not in a kc allocation. */
 int kc__memory_device_of(const void *p, int *device) KC__HIDDEN;
-/* Looks up the allocation containing p: 1 and *space, or 0 (host memory). */
-int kc__memory_space_of(const void *p, kc_space *space) KC__HIDDEN;
-/* As kc__memory_space_of, with the bytes from p to the end of the
- * allocation (0 for a zero-byte one) and its label (cut to cap bytes). */
 /* Checks an output argument of `bytes` bytes at p that kc writes on the
  * host: inside a kc allocation it must have that much room and be host
  * memory; otherwise KC_EINVAL naming fn and what.  0 if p is not kc's. */
 int kc__out_check(const char *fn, const char *what, const void *p,
                   size_t bytes) KC__HIDDEN;
+/* Looks up the allocation containing p: 1 with its space, the bytes from p
+ * to its end (0 for a zero-byte one) and its label (cut to cap bytes), or
+ * 0 (host memory). */
 int kc__memory_room(const void *p, kc_space *space, size_t *room, char *label,
                     size_t cap) KC__HIDDEN;
 /* kc_memcpy (async 0) / kc_memcpy_async (1) and kc_memset, their errors

@@ -312,15 +312,6 @@ int kc_pointer_info(const void *p, kc_alloc_info *out) {
   return 0;
 }
 
-int kc__memory_space_of(const void *p, kc_space *space) {
-  pthread_mutex_lock(&mem_lock);
-  long i = find(p);
-  if (i >= 0)
-    *space = recs[i]->space;
-  pthread_mutex_unlock(&mem_lock);
-  return i >= 0;
-}
-
 int kc__out_check(const char *fn, const char *what, const void *p,
                   size_t bytes) {
   pthread_mutex_lock(&mem_lock);

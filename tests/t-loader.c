@@ -96,6 +96,16 @@ static void expect_refusal(int code, const char *msg) {
   check_recovers();
 }
 
+/* The test plugin `name` refused with `code` and `msg`, named by its path
+ * and by its name in the test plugin directory. */
+static void expect_plugin_refusal(const char *path, const char *name, int code,
+                                  const char *msg) {
+  set_env(path, NULL);
+  expect_refusal(code, msg);
+  set_env(name, tp_dir);
+  expect_refusal(code, msg);
+}
+
 /* ------------------------------------------------------------ scenarios */
 
 /* An unknown name: the message lists what is available. */
@@ -147,10 +157,7 @@ static void sc_no_entry_symbol(void) {
   plugin_file(path, sizeof path, "nosym");
   snprintf(msg, sizeof msg,
            "%s is not a kc plugin: it has no symbol kc_backend_nosym", path);
-  set_env(path, NULL);
-  expect_refusal(KC_EPLUGIN, msg);
-  set_env("nosym", tp_dir);
-  expect_refusal(KC_EPLUGIN, msg);
+  expect_plugin_refusal(path, "nosym", KC_EPLUGIN, msg);
 }
 
 static void sc_wrong_abi(void) {
@@ -161,10 +168,7 @@ static void sc_wrong_abi(void) {
            "rebuild the plugin against this kc's <kc/backend.h>",
            path, KC_BACKEND_ABI_MAJOR + 1, KC_BACKEND_ABI_MAJOR,
            KC_BACKEND_ABI_MINOR);
-  set_env(path, NULL);
-  expect_refusal(KC_EABI, msg);
-  set_env("badabi", tp_dir);
-  expect_refusal(KC_EABI, msg);
+  expect_plugin_refusal(path, "badabi", KC_EABI, msg);
 }
 
 static void sc_alloc_on_alone(void) {
@@ -174,10 +178,7 @@ static void sc_alloc_on_alone(void) {
            "%s: mem_alloc_on needs the memory slots (mem_free gives its "
            "memory back)",
            path);
-  set_env(path, NULL);
-  expect_refusal(KC_EPLUGIN, msg);
-  set_env("allocon", tp_dir);
-  expect_refusal(KC_EPLUGIN, msg);
+  expect_plugin_refusal(path, "allocon", KC_EPLUGIN, msg);
 }
 
 static void sc_misnamed(void) {
@@ -187,10 +188,7 @@ static void sc_misnamed(void) {
            "%s calls itself 'impostor': a plugin's name must match its file "
            "name libkc-misnamed.so",
            path);
-  set_env(path, NULL);
-  expect_refusal(KC_EPLUGIN, msg);
-  set_env("misnamed", tp_dir);
-  expect_refusal(KC_EPLUGIN, msg);
+  expect_plugin_refusal(path, "misnamed", KC_EPLUGIN, msg);
 }
 
 /* A file not called libkc-<name>.so, given by path. */
@@ -210,10 +208,7 @@ static void sc_no_device(void) {
            "backend 'nodev' (%s) found no device: test plugin nodev has no "
            "device by design",
            path);
-  set_env(path, NULL);
-  expect_refusal(KC_ENODEV, msg);
-  set_env("nodev", tp_dir);
-  expect_refusal(KC_ENODEV, msg);
+  expect_plugin_refusal(path, "nodev", KC_ENODEV, msg);
 }
 
 /* init fails: the error is reported and no other slot is called (they
