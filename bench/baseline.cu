@@ -6,7 +6,8 @@
  * classic CUDA layout) and a grid-stride layout with several loads in
  * flight per thread (its 5.0 layout; the faster of the two is the
  * baseline), grid-stride loops with a shared-memory/warp-shuffle tree for
- * the reductions and a three-kernel reduce-then-scan for the scan.  nvcc
+ * the reductions, and for the scan a single pass with decoupled look-back
+ * (and the three-kernel reduce-then-scan it replaced, --cuda-scan 3pass).  nvcc
  * compiles this file to PTX at build time; the programs load it with
  * cuModuleLoadDataEx and launch it with cuLaunchKernel (cudadrv.c).
  *
@@ -324,6 +325,143 @@ extern "C" __global__ void bench_scan_apply_f64(const double *x, double *y,
     if (i < hi)
       y[i] = carry + inc;
     carry += chunk;
+  }
+}
+
+/* Single-pass scan with decoupled look-back (the algorithm of the fastest
+ * public scans): block k takes the k-th tile claimed (a ticket, so every
+ * earlier tile's block is running) of LB_BLOCK * LB_ITEMS elements, loads
+ * it coalesced into shared memory (padded: a thread's LB_ITEMS consecutive
+ * elements are then read without bank conflicts), sums each thread's run,
+ * scans the runs across the block, publishes the tile's aggregate, looks
+ * back over the earlier tiles' published states with warp 0 (32 tiles at a
+ * time, stopping at the latest inclusive prefix), publishes its inclusive
+ * prefix, and writes the outputs back through shared memory, coalesced.
+ * Flags are epoch << 2 | state (1 aggregate, 2 prefix), so they need no
+ * clearing between launches; the last block resets the ticket. */
+#define LB_BLOCK 256
+#define LB_ITEMS 8
+#define LB_TILE (LB_BLOCK * LB_ITEMS)
+#define LB_PAD(e) ((e) + (e) / 32)
+
+/* A tile's state: the value and its flag word (epoch << 2 | state) in one
+ * 16-byte store and load, so a reader that sees the flag sees the value. */
+__device__ __forceinline__ void lb_publish(unsigned long long *slot, double v,
+                                           unsigned long long f) {
+  asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(slot),
+               "l"(__double_as_longlong(v)), "l"(f)
+               : "memory");
+}
+__device__ __forceinline__ unsigned
+lb_wait(const unsigned long long *slot, unsigned long long epoch, double *v) {
+  unsigned long long bits, f;
+  unsigned ns = 8;
+  for (;;) {
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(bits), "=l"(f)
+                 : "l"(slot)
+                 : "memory");
+    if ((f & ~3ull) == epoch && (f & 3u) != 0)
+      break;
+    __nanosleep(ns);
+    if (ns < 256)
+      ns *= 2;
+  }
+  *v = __longlong_as_double(bits);
+  return (unsigned)(f & 3u);
+}
+
+extern "C" __global__ void __launch_bounds__(LB_BLOCK)
+    bench_scan_lookback_f64(const double *x, double *y, long long n,
+                            unsigned long long *slot, unsigned *ticket,
+                            unsigned epoch32, double *total) {
+  __shared__ double s[LB_PAD(LB_TILE)];
+  __shared__ double warp_tot[LB_BLOCK / WARP];
+  __shared__ unsigned tile_s;
+  __shared__ double prefix_s;
+  const int t = threadIdx.x, lane = t % WARP, w = t / WARP;
+  const unsigned long long epoch = (unsigned long long)epoch32 << 2;
+  if (t == 0)
+    tile_s = atomicAdd(ticket, 1u);
+  __syncthreads();
+  const unsigned tile = tile_s;
+  const long long base = (long long)tile * LB_TILE;
+#pragma unroll
+  for (int k = 0; k < LB_ITEMS; k++) {
+    const int e = k * LB_BLOCK + t;
+    s[LB_PAD(e)] = base + e < n ? x[base + e] : 0.0;
+  }
+  __syncthreads();
+  double v[LB_ITEMS], run = 0.0;
+#pragma unroll
+  for (int k = 0; k < LB_ITEMS; k++) {
+    run += s[LB_PAD(t * LB_ITEMS + k)];
+    v[k] = run;
+  }
+  /* Exclusive scan of the runs' sums over the block. */
+  double inc_run = run;
+  for (int o = 1; o < WARP; o *= 2) {
+    double u = __shfl_up_sync(0xffffffffu, inc_run, o);
+    if (lane >= o)
+      inc_run += u;
+  }
+  if (lane == WARP - 1)
+    warp_tot[w] = inc_run;
+  __syncthreads();
+  double before = inc_run - run, tile_sum = 0.0;
+  for (int k = 0; k < LB_BLOCK / WARP; k++) {
+    if (k < w)
+      before += warp_tot[k];
+    tile_sum += warp_tot[k];
+  }
+  if (w == 0) {
+    double pre = 0.0;
+    if (tile == 0) {
+      if (t == 0)
+        lb_publish(slot, tile_sum, epoch | 2u);
+    } else {
+      if (t == 0)
+        lb_publish(slot + 2 * (size_t)tile, tile_sum, epoch | 1u);
+      for (long long end = tile;;) {
+        const long long j = end - WARP + lane;
+        double a = 0.0;
+        const unsigned st = j >= 0 ? lb_wait(slot + 2 * j, epoch, &a) : 0;
+        const unsigned pm = __ballot_sync(0xffffffffu, st == 2);
+        const int last = pm ? 31 - __clz(pm) : -1;
+        if (j < 0 || lane < last)
+          a = 0.0;
+        for (int o = WARP / 2; o > 0; o /= 2)
+          a += __shfl_down_sync(0xffffffffu, a, o);
+        pre += a;
+        if (pm)
+          break;
+        end -= WARP;
+      }
+      if (t == 0)
+        lb_publish(slot + 2 * (size_t)tile, pre + tile_sum, epoch | 2u);
+    }
+    if (t == 0)
+      prefix_s = pre;
+  }
+  __syncthreads();
+  before += prefix_s;
+#pragma unroll
+  for (int k = 0; k < LB_ITEMS; k++)
+    s[LB_PAD(t * LB_ITEMS + k)] = before + v[k];
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < LB_ITEMS; k++) {
+    const int e = k * LB_BLOCK + t;
+    if (base + e < n)
+      y[base + e] = s[LB_PAD(e)];
+  }
+  if (t == 0) {
+    if (tile == gridDim.x - 1)
+      *total = prefix_s + tile_sum;
+    if (atomicAdd(ticket + 1, 1u) == gridDim.x - 1) {
+      ticket[0] = 0;
+      ticket[1] = 0;
+    }
   }
 }
 

@@ -47,7 +47,8 @@ static struct {
   int min_reps;
   const char *csv;
   int cuda_block;
-} o = {1000, 1000000000, 0.2, 5, NULL, 256};
+  int cuda_3pass; /* scan: the three-kernel baseline, not the look-back */
+} o = {1000, 1000000000, 0.2, 5, NULL, 256, 0};
 
 static int host; /* host backend: OpenMP baseline, else CUDA */
 static int bad;  /* wrong results */
@@ -133,7 +134,12 @@ static void omp_release(arrays *a) {
 static bench_cuda cu;
 static CUfunction cu_fill, cu_k1;
 #if BENCH_SCAN
-static CUfunction cu_k2, cu_k3;
+static CUfunction cu_k2, cu_k3, cu_lb;
+/* The look-back scan's tile state (baseline.cu) and its epoch. */
+static CUdeviceptr cu_slot;
+static size_t cu_tiles;
+static unsigned cu_epoch;
+#define LB_TILE 2048 /* LB_BLOCK * LB_ITEMS in baseline.cu */
 #endif
 static CUdeviceptr cu_partial, cu_ticket, cu_result;
 static unsigned cu_max_blocks;
@@ -148,6 +154,17 @@ static void cuda_prepare(arrays *a, long long n) {
                        KC_SPACE_DEVICE, "baseline y"));
   BENCH_KC(kc_fence());
   BENCH_CU(&cu, cu.cuCtxSetCurrent(cu.ctx));
+#if BENCH_SCAN
+  size_t tiles = (size_t)((n + LB_TILE - 1) / LB_TILE);
+  if (!o.cuda_3pass && tiles > cu_tiles) {
+    if (cu_tiles)
+      cu.cuMemFree(cu_slot);
+    BENCH_CU(&cu, cu.cuMemAlloc(&cu_slot, tiles * 16));
+    BENCH_CU(&cu, cu.cuMemsetD8(cu_slot, 0, tiles * 16));
+    cu_tiles = tiles;
+    cu_epoch = 0;
+  }
+#endif
   CUdeviceptr x = (CUdeviceptr)(uintptr_t)a->x;
   void *args[] = {&x, &n};
   unsigned block = (unsigned)o.cuda_block;
@@ -166,6 +183,16 @@ static double cuda_once(arrays *a, long long n, double *result) {
   BENCH_CU(&cu, cu.cuCtxSetCurrent(cu.ctx)); /* not timed */
 #if BENCH_SCAN
   CUdeviceptr y = (CUdeviceptr)(uintptr_t)a->y;
+  if (!o.cuda_3pass) {
+    unsigned tiles = (unsigned)((n + LB_TILE - 1) / LB_TILE);
+    unsigned epoch = ++cu_epoch; /* far below 2^30 in one run */
+    void *al[] = {&x, &y, &n, &cu_slot, &cu_ticket, &epoch, &cu_result};
+    double t0 = bench_now();
+    BENCH_CU(&cu, cu.cuLaunchKernel(cu_lb, tiles, 1, 1, 256, 1, 1, 0, NULL, al,
+                                    NULL));
+    BENCH_CU(&cu, cu.cuMemcpyDtoH(result, cu_result, sizeof(double)));
+    return bench_now() - t0;
+  }
   /* Tiles a whole number of blocks long, one per CUDA block. */
   long long tile = (n + nb - 1) / nb;
   tile = (tile + block - 1) / block * block;
@@ -211,20 +238,26 @@ static int cuda_setup(int device, char *why, size_t whylen) {
   cu_k1 = bench_cuda_function(&cu, "bench_scan_sums_f64");
   cu_k2 = bench_cuda_function(&cu, "bench_scan_offsets_f64");
   cu_k3 = bench_cuda_function(&cu, "bench_scan_apply_f64");
+  cu_lb = bench_cuda_function(&cu, "bench_scan_lookback_f64");
 #else
   cu_k1 = bench_cuda_function(&cu, "bench_reduce_sum_f64");
 #endif
   /* Enough resident blocks to fill every SM. */
   cu_max_blocks = (unsigned)cu.sms * (2048u / (unsigned)o.cuda_block);
   BENCH_CU(&cu, cu.cuMemAlloc(&cu_partial, cu_max_blocks * sizeof(double)));
-  BENCH_CU(&cu, cu.cuMemAlloc(&cu_ticket, sizeof(unsigned)));
+  BENCH_CU(&cu, cu.cuMemAlloc(&cu_ticket, 2 * sizeof(unsigned)));
   BENCH_CU(&cu, cu.cuMemAlloc(&cu_result, sizeof(double)));
-  BENCH_CU(&cu, cu.cuMemsetD8(cu_ticket, 0, sizeof(unsigned)));
-  snprintf(why, whylen,
-           "hand-written CUDA %s, raw cuLaunchKernel, %d threads/block",
-           BENCH_SCAN ? "reduce-then-scan (3 kernels)"
-                      : "reduction (1 kernel, last block combines)",
-           o.cuda_block);
+  BENCH_CU(&cu, cu.cuMemsetD8(cu_ticket, 0, 2 * sizeof(unsigned)));
+  if (BENCH_SCAN && !o.cuda_3pass)
+    snprintf(why, whylen,
+             "hand-written CUDA single-pass scan, decoupled look-back, tiles "
+             "of 2048, raw cuLaunchKernel, 256 threads/block");
+  else
+    snprintf(why, whylen,
+             "hand-written CUDA %s, raw cuLaunchKernel, %d threads/block",
+             BENCH_SCAN ? "reduce-then-scan (3 kernels)"
+                        : "reduction (1 kernel, last block combines)",
+             o.cuda_block);
   return 1;
 }
 
@@ -320,6 +353,9 @@ static void usage(FILE *f) {
           "  --csv FILE      write the figures as CSV\n"
           "  --cuda-block N  threads per block of the CUDA baseline "
           "(default 256)\n"
+          "  --cuda-3pass    scan: the three-kernel reduce-then-scan "
+          "baseline in place\n"
+          "                  of the single pass with look-back\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
           "77 backend absent.\n",
           prog,
@@ -335,6 +371,7 @@ int main(int argc, char **argv) {
       {"min-reps", required_argument, NULL, 'r'},
       {"csv", required_argument, NULL, 'c'},
       {"cuda-block", required_argument, NULL, 'k'},
+      {"cuda-3pass", no_argument, NULL, '3'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   int ch;
@@ -357,6 +394,9 @@ int main(int argc, char **argv) {
       break;
     case 'k':
       o.cuda_block = atoi(optarg);
+      break;
+    case '3':
+      o.cuda_3pass = 1;
       break;
     case 'h':
       usage(stdout);

@@ -176,6 +176,20 @@ static void check_reductions(const char *mode, kc_index n) {
     KC_CHECK_ARRAY_EQ_I64(o, ref, n);
     free(o);
   }
+  /* The single-pass scan's tiles are claimed and published anew by every
+   * launch (a new epoch, counters put back by the last block): the same
+   * order-sensitive scan, again and again, must give the same total. */
+  for (int rep = 0; n > 1000000 && rep < 24; rep++) {
+    memset(&htotal, 0, sizeof htotal);
+    if (KC_CHECK_OK(kc_parallel_scan(NULL, KC_TEST_KERNEL(kc_cuda_hscan), &p,
+                                     &fs, sizeof fs, &htotal)) != 0)
+      break;
+    if (htotal.h != h) {
+      KC_FAIL("repeated scan %d: total %llu, want %llu", rep,
+              (unsigned long long)htotal.h, (unsigned long long)h);
+      break;
+    }
+  }
   /* Scan total left on the device. */
   int64_t *dtot = kc_test_dalloc(sizeof(int64_t), "tot");
   if (KC_CHECK_OK(kc_parallel_scan(NULL, KC_TEST_KERNEL(kc_cuda_iscan), &p, &fs,

@@ -153,6 +153,20 @@ static int parse_grid(const char *v, int *mode) {
       KC_EINVAL, "cuda: KC_CUDA_GRID=%s; use resident, full or wide", v);
 }
 
+/* KC_CUDA_SCAN: one (a single pass with look-back, for modules built to
+ * run it; the default) or two (the two-pass protocol for every module). */
+static int parse_scan(const char *v, int *onepass) {
+  *onepass = 1;
+  if (!v || !*v || strcmp(v, "one") == 0)
+    return 0;
+  if (strcmp(v, "two") == 0) {
+    *onepass = 0;
+    return 0;
+  }
+  return kc_backend_error(KC_EINVAL, "cuda: KC_CUDA_SCAN=%s; use one or two",
+                          v);
+}
+
 static void release_device(kc__cuda_state *s);
 
 /* Opens device `ordinal` into s (zeroed but for cu, top, ndev, nphys and
@@ -230,6 +244,8 @@ static int init(void *state, const kc_backend_config *cfg) {
   int rc = parse_mode(getenv("KC_CUDA_LAUNCH"), &s->mode);
   if (rc == 0)
     rc = parse_grid(getenv("KC_CUDA_GRID"), &s->grid_mode);
+  if (rc == 0)
+    rc = parse_scan(getenv("KC_CUDA_SCAN"), &s->scan_onepass);
   if (rc)
     return rc;
   s->verbose = cfg->verbose;
@@ -288,6 +304,7 @@ int kc__cuda_device(kc__cuda_state *top, int device, kc__cuda_state **out) {
   s->nphys = top->nphys;
   s->mode = top->mode;
   s->grid_mode = top->grid_mode;
+  s->scan_onepass = top->scan_onepass;
   s->verbose = top->verbose;
   int rc = device_open(s, device);
   if (rc) {

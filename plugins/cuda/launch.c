@@ -227,18 +227,33 @@ static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
   const int tiled = l->policy.kind != KC_POLICY_RANGE;
   int rc;
   const int to_host = !l->result_async || l->result_space == KC_SPACE_HOST;
+  /* A scan in one pass (modules that run it): a block per tile of
+   * block * scan_tile indices, the tiles' state in the lane's buffer for
+   * them (detail/cuda_abi.h), while the tiles fit a grid. */
+  kc_index tiles = 0;
+  if (j->k->kind == KC_KERNEL_SCAN && j->K->mod->scan_tile) {
+    tiles = kc__cdiv(a->end - a->begin, (kc_index)j->bx * j->K->mod->scan_tile);
+    if (tiles > (kc_index)0x7fffffff)
+      tiles = 0;
+  }
   /* The lane's scratch and result slot (kernel_prepare sized the default
    * queue's for the largest 1-D grid; a queue's lane grows at its first
    * reduction, MD and team grids wherever they outgrow it). */
-  if ((rc = kc__cuda_ensure_partials(s, (size_t)j->grid * vs)) != 0 ||
+  unsigned epoch = 0;
+  if ((tiles ? (rc = kc__cuda_scan_tiles(s, (unsigned)tiles, vs, &epoch))
+             : (rc = kc__cuda_ensure_partials(s, (size_t)j->grid * vs))) != 0 ||
       (to_host && (rc = kc__cuda_ensure_result_slot(s, vs)) != 0))
     return rc;
-  a->partials = (void *)(uintptr_t)s->cur->partials;
+  a->partials = (void *)(uintptr_t)(tiles ? s->cur->tiles : s->cur->partials);
   a->counter = (unsigned int *)(uintptr_t)s->cur->counter;
   a->result = l->result == NULL ? NULL
               : to_host         ? (void *)(uintptr_t)s->cur->res_dev
                                 : l->result;
-  if (j->K->ordered || j->k->kind == KC_KERNEL_SCAN) {
+  if (tiles) {
+    a->pass = 2;
+    a->flags = (int)epoch;
+    j->grid = (unsigned)tiles;
+  } else if (j->K->ordered || j->k->kind == KC_KERNEL_SCAN) {
     /* Contiguous runs of indices (tiles, league ranks) per block. */
     const kc_index units = a->end - a->begin;
     a->chunk = kc__cdiv(units, j->grid);
@@ -257,7 +272,7 @@ static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
     j->grid = g < 1 ? 1 : (unsigned)g;
   }
   CUresult r;
-  if (j->k->kind == KC_KERNEL_SCAN) {
+  if (j->k->kind == KC_KERNEL_SCAN && !tiles) {
     a->pass = 0;
     if ((r = run(s, j, params)) != CUDA_SUCCESS)
       return launch_error(s, r, j->k, j->grid, j->bx * j->by,

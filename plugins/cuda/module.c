@@ -16,6 +16,25 @@
 
 #include "plugin.h"
 
+/* The value of KC_CUDA_SCAN_TILE_SYMBOL in the PTX text (nvcc writes an
+ * initialised constant as `.const .align 4 .u32 name = v;`), or 0 when the
+ * module has none (or a value no plugin would use). */
+static int scan_tile(const char *ptx) {
+  const char *p = strstr(ptx, KC_CUDA_SCAN_TILE_SYMBOL);
+  if (!p)
+    return 0;
+  p += strlen(KC_CUDA_SCAN_TILE_SYMBOL);
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (*p++ != '=')
+    return 0;
+  char *end;
+  long v = strtol(p, &end, 10);
+  while (*end == ' ' || *end == '\t')
+    end++;
+  return *end == ';' && v > 0 && v <= 64 ? (int)v : 0;
+}
+
 static int module_load(kc__cuda_state *s, const kc_kernel_info *k,
                        kc__cuda_module **out) {
   for (kc__cuda_module *m = s->modules; m; m = m->next)
@@ -53,6 +72,7 @@ static int module_load(kc__cuda_state *s, const kc_kernel_info *k,
     kc_backend_verbose("cuda: JIT of '%s': %s", k->name, ilog);
   m->ptx = k->ptx;
   m->md_flags = strstr(k->ptx, KC_CUDA_MD_FLAGS_SYMBOL) != NULL;
+  m->scan_tile = s->scan_onepass ? scan_tile(k->ptx) : 0;
   r = strstr(k->ptx, KC_CUDA_STAGING_SYMBOL)
           ? cu->cuModuleGetGlobal(&m->staging, &m->staging_size, m->mod,
                                   KC_CUDA_STAGING_SYMBOL)

@@ -60,6 +60,8 @@ typedef struct kc__cuda_module {
   size_t staging_size;
   size_t staging_next; /* where the next constant-mode functor goes */
   int md_flags;        /* its MD entries read kc_cuda_args.flags */
+  int scan_tile;       /* KC_CUDA_SCAN_TILE_SYMBOL: a scan is one pass, of
+                          tiles of block * scan_tile indices; 0: two */
   int users;           /* kernels prepared on it */
   struct kc__cuda_module *next;
 } kc__cuda_module;
@@ -122,6 +124,9 @@ typedef struct kc__cuda_lane {
   size_t res_size;
   CUdeviceptr scratch1;
   size_t scratch1_size;
+  CUdeviceptr tiles; /* single-pass scans: the tiles' state */
+  size_t tiles_size;
+  unsigned epoch; /* the last single-pass scan's on `tiles` (0: none) */
 } kc__cuda_lane;
 
 /* A kernel prepared on a device other than the default one: its
@@ -156,6 +161,7 @@ typedef struct kc__cuda_state {
   size_t max_param; /* kernel parameter bytes the driver takes */
   int mode;         /* forced launch mode, MODE_AUTO if none */
   int grid_mode;    /* KC_CUDA_GRID: how a 1-D for sizes its grid (GRID_*) */
+  int scan_onepass; /* KC_CUDA_SCAN: 1 (one, the default) or 0 (two) */
   int verbose;
   /* A fault that made the context unusable; every later call reports it. */
   CUresult sticky;
@@ -240,7 +246,10 @@ int kc__cuda_team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
  * waits for the lane's stream (an earlier launch may still use the old
  * buffer), frees it and allocates; on failure nothing is held.
  * ensure_partials / ensure_result_slot: the reduction scratch and the
- * mapped pinned result slot, grown likewise.  stage: copies a functor
+ * mapped pinned result slot, grown likewise.  scan_tiles: the state of
+ * a single-pass scan over `ntiles` tiles of values of `vs` bytes
+ * (detail/cuda_abi.h) and the launch's epoch; zeroed when new or when the
+ * epochs start over.  stage: copies a functor
  * into the lane's ring and queues its copy to the device; *dst gets the
  * address the kernel reads it from (`global`: global memory, else the
  * module's constant region, used on the main lane only).  lane_open /
@@ -250,6 +259,8 @@ int kc__cuda_grow(kc__cuda_state *s, CUdeviceptr *buf, size_t *size,
                   size_t bytes, size_t align, const char *what);
 int kc__cuda_ensure_partials(kc__cuda_state *s, size_t bytes);
 int kc__cuda_ensure_result_slot(kc__cuda_state *s, size_t bytes);
+int kc__cuda_scan_tiles(kc__cuda_state *s, unsigned ntiles, size_t vs,
+                        unsigned *epoch);
 int kc__cuda_stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
                    size_t n, int global, CUdeviceptr *dst);
 int kc__cuda_lane_open(kc__cuda_state *s, kc__cuda_lane *L, unsigned flags);

@@ -57,6 +57,31 @@ int kc__cuda_ensure_partials(kc__cuda_state *s, size_t bytes) {
                        4096, "allocating reduction scratch");
 }
 
+/* The flags of a single-pass scan need no clearing between launches: each
+ * launch on the buffer has an epoch of its own, and a flag of another
+ * epoch reads as "not yet published".  Only a new buffer (whatever its
+ * bytes were) and the wrap of the epoch (2^30 launches) zero them. */
+int kc__cuda_scan_tiles(kc__cuda_state *s, unsigned ntiles, size_t vs,
+                        unsigned *epoch) {
+  kc__cuda_lane *L = s->cur;
+  const size_t need =
+      vs <= 8 ? 16 * (size_t)ntiles
+              : KC__ALIGN_UP((size_t)ntiles * 4, 256) + 2 * (size_t)ntiles * vs;
+  const int fresh = need > L->tiles_size;
+  int rc = kc__cuda_grow(s, &L->tiles, &L->tiles_size, need, 4096,
+                         "allocating a scan's tile state");
+  if (rc)
+    return rc;
+  if (fresh || L->epoch >= (1u << 30) - 1) {
+    CUresult r = s->cu->cuMemsetD8Async(L->tiles, 0, L->tiles_size, L->stream);
+    if (r != CUDA_SUCCESS)
+      return kc__cuda_fail(s, r, KC_EDEVICE, "clearing a scan's tile state");
+    L->epoch = 0;
+  }
+  *epoch = ++L->epoch;
+  return 0;
+}
+
 int kc__cuda_ensure_result_slot(kc__cuda_state *s, size_t bytes) {
   if (bytes <= s->cur->res_size)
     return 0;
@@ -280,6 +305,8 @@ void kc__cuda_lane_close(kc__cuda_state *s, kc__cuda_lane *L) {
     cu->cuMemFreeHost(L->res_host);
   if (L->scratch1)
     cu->cuMemFree(L->scratch1);
+  if (L->tiles)
+    cu->cuMemFree(L->tiles);
   if (L->counter)
     cu->cuMemFree(L->counter);
   if (L->stream)

@@ -32,12 +32,31 @@ typedef struct kc_cuda_args {
   void *partials;        /* REDUCE/SCAN: one value per block (device) */
   void *result;          /* REDUCE: the value; SCAN: the total (or NULL) */
   unsigned int *counter; /* REDUCE/SCAN: last-block-done counter, 0 */
-  int pass;              /* SCAN: 0 = block totals, 1 = final pass */
-  int flags;          /* MD: KC_CUDA_MD_LEFT | shift << KC_CUDA_MD_SHIFT; else 0
-                         (was `reserved`) */
-  long long ident[2]; /* built-in reducers: the identity value's bytes,
-                         as the host reducer's identity() wrote them */
+  int pass;              /* SCAN: 0 = block totals, 1 = final pass,
+                            2 = the single pass (see below) */
+  int flags;             /* MD: KC_CUDA_MD_LEFT | shift << KC_CUDA_MD_SHIFT;
+                            SCAN pass 2: the launch's epoch; else 0
+                            (was `reserved`) */
+  long long ident[2];    /* built-in reducers: the identity value's bytes,
+                            as the host reducer's identity() wrote them */
 } kc_cuda_args;
+
+/* The single-pass scan (pass = 2; only for modules that carry
+ * KC_CUDA_SCAN_TILE_SYMBOL, an int: the indices a thread takes per tile).
+ * The grid is one block per tile of blockDim.x * that many indices of
+ * [begin, end), at most 2^31 - 1 tiles; `chunk` is unused.  `partials`
+ * points at the tiles' state.  For values of 8 bytes or less: 16 bytes
+ * per tile, the value's bytes and a 64-bit flag word, written and read
+ * together (one vector access); else gridDim.x 32-bit flag words (rounded
+ * up to 256 bytes), then gridDim.x values (the tiles' aggregates), then
+ * gridDim.x values (their inclusive prefixes).  A flag word is (epoch <<
+ * 2) | state, state 1 = aggregate published, 2 = inclusive prefix
+ * published.
+ * `flags` is the epoch, 1 .. 2^30 - 1, new for every launch on the buffer
+ * (the plugin zeroes the flags when it starts the epochs over, and when
+ * the buffer is new), so the flags need no clearing between launches.
+ * counter[0] and counter[1] are 0 at the launch (counter[1] hands out the
+ * tiles in order; the last block sets both back to 0). */
 
 /* MDFOR / MDREDUCE entries take this in place of kc_cuda_args (ABI 2).
  * The box [begin[d], end[d]) is cut into tiles of tile[d] points, ntiles[d]
@@ -92,6 +111,7 @@ typedef struct kc_cuda_team_args {
 #define KC_CUDA_MD_LEFT 1  /* kc_cuda_args.flags of MD launches */
 #define KC_CUDA_MD_SHIFT 8 /* where the flags hold the origin's shift */
 #define KC_CUDA_MD_FLAGS_SYMBOL "kc__cuda_md_flags"
+#define KC_CUDA_SCAN_TILE_SYMBOL "kc__cuda_scan_tile"
 #ifndef KC_CUDA_STAGING_BYTES
 #define KC_CUDA_STAGING_BYTES 61440 /* 60 KiB of the 64 KiB constant bank */
 #endif

@@ -124,8 +124,245 @@ template <class B> struct kc__scan_final {
   }
 };
 
+/* The single-pass scan's tile state (a.pass == 2; detail/cuda_abi.h).  A
+ * tile publishes its aggregate (state 1), then its inclusive prefix (state
+ * 2), each tagged with the launch's epoch (a.flags): a word of another
+ * epoch reads as nothing published yet.  Values of 8 bytes or less travel
+ * with their flag word in one 16-byte store and load, so a reader that sees
+ * the flag sees the value without a fence; larger ones go to arrays of
+ * their own, the flag written after a fence and the value read after one.
+ * wait(j, &v): waits until tile j has published, returns the state, and
+ * the value published with it in v. */
+__device__ __forceinline__ void kc__scan_backoff(unsigned *ns) {
+#if __CUDA_ARCH__ >= 700
+  __nanosleep(*ns);
+  if (*ns < 256)
+    *ns *= 2;
+#else
+  (void)ns;
+#endif
+}
+template <class V, bool Packed = (sizeof(V) <= 8)> struct kc__scan_tiles;
+template <class V> struct kc__scan_tiles<V, true> {
+  unsigned long long *slot; /* per tile: the value's bytes, the flag word */
+  unsigned long long epoch;
+  __device__ __forceinline__ kc__scan_tiles(const kc_cuda_args &a)
+      : slot((unsigned long long *)a.partials),
+        epoch((unsigned long long)(unsigned)a.flags << 2) {}
+  __device__ __forceinline__ void publish(unsigned tile, const V &v,
+                                          unsigned state) const {
+    unsigned long long bits = 0;
+    memcpy(&bits, &v, sizeof(V));
+    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(
+                     slot + 2 * (size_t)tile),
+                 "l"(bits), "l"(epoch | state)
+                 : "memory");
+  }
+  __device__ __forceinline__ unsigned wait(long long j, V *v) const {
+    unsigned long long bits, f;
+    unsigned ns = 8;
+    for (;;) {
+      asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                   : "=l"(bits), "=l"(f)
+                   : "l"(slot + 2 * (size_t)j)
+                   : "memory");
+      if ((f & ~3ull) == epoch && (f & 3u) != 0)
+        break;
+      kc__scan_backoff(&ns);
+    }
+    memcpy(v, &bits, sizeof(V));
+    return (unsigned)(f & 3u);
+  }
+};
+template <class V> struct kc__scan_tiles<V, false> {
+  volatile unsigned *flag;
+  V *agg, *inc;
+  unsigned epoch;
+  __device__ __forceinline__ kc__scan_tiles(const kc_cuda_args &a) {
+    const size_t fb = ((size_t)gridDim.x * 4 + 255) & ~(size_t)255;
+    flag = (volatile unsigned *)a.partials;
+    agg = (V *)((char *)a.partials + fb);
+    inc = agg + gridDim.x;
+    epoch = (unsigned)a.flags << 2;
+  }
+  __device__ __forceinline__ void publish(unsigned tile, const V &v,
+                                          unsigned state) const {
+    (state == 2 ? inc : agg)[tile] = v;
+    __threadfence();
+    flag[tile] = epoch | state;
+  }
+  __device__ __forceinline__ unsigned wait(long long j, V *v) const {
+    unsigned f, ns = 8;
+    while (((f = flag[j]) & ~3u) != epoch || (f & 3u) == 0)
+      kc__scan_backoff(&ns);
+    __threadfence(); /* the flag before the value it publishes */
+    *v = kc__load_cg((f & 3u) == 2 ? &inc[j] : &agg[j]);
+    return f & 3u;
+  }
+};
+
+/* The exclusive prefix of tile `tile` by decoupled look-back, in warp 0
+ * (every lane of it must call; the result is in lane 0): windows of the
+ * warp's lanes over the tiles before it, lane l on the l-th of the window
+ * (index order), each waiting until its tile has published; the latest
+ * inclusive prefix in the window ends the walk, joined with the aggregates
+ * after it, in index order, so the join needs associativity only. */
+template <class V, class Op>
+__device__ __forceinline__ V kc__scan_lookback(const kc_cuda_args &a,
+                                               const kc__scan_tiles<V> &st,
+                                               unsigned tile) {
+  const unsigned lane = threadIdx.x & 31u, wn = kc__warp_lanes();
+  const unsigned mask = kc__warp_mask();
+  V pre;
+  Op::ident(&pre, a);
+  for (long long end = tile;;) {
+    const long long j = end - (long long)wn + lane;
+    V v;
+    const unsigned s = j >= 0 ? st.wait(j, &v) : 0;
+    const unsigned pm = __ballot_sync(mask, s == 2);
+    const int last = pm ? 31 - __clz(pm) : -1;
+    if (j < 0 || (int)lane < last)
+      Op::ident(&v, a);
+    v = kc__warp_join<V, Op>(v);
+    if (lane == 0) {
+      Op::join(&v, &pre);
+      pre = v;
+    }
+    if (pm)
+      return pre; /* tile 0 always publishes its prefix */
+    end -= wn;
+  }
+}
+
+/* Runs of a thread per tile in the single-pass scan: each thread takes
+ * KC_CUDA_SCAN_RUNS runs of KC_CUDA_ORDERED_RUN indices per tile (see
+ * kc__scan_drv).  The product is the module's KC_CUDA_SCAN_TILE_SYMBOL.
+ * Measured on an H100 (bench/scan, doubles, 10^9 bytes, blocks of 128):
+ * 2 runs 1275 GB/s, 4 runs 1529, 8 runs 1476 (85 registers a thread
+ * against 62: fewer resident blocks); runs of 1 or 4 indices in place of
+ * 2: 1214-1384.  May be set with -DKC_CUDA_SCAN_RUNS=n (the module then
+ * says so to the plugin; no ABI changes). */
+#ifndef KC_CUDA_SCAN_RUNS
+#define KC_CUDA_SCAN_RUNS 4
+#endif
+
 template <class F, class V, class Op, class B> struct kc__scan_drv {
+  /* The single pass (a.pass == 2): block k of the grid takes the k-th tile
+   * to be claimed (a ticket at a.counter[1], so every tile before it
+   * belongs to a block already running: the look-back cannot wait on a
+   * block that has not started) of blockDim.x * KC_CUDA_ORDERED_RUN *
+   * KC_CUDA_SCAN_RUNS indices.  Thread t takes KC_CUDA_ORDERED_RUN
+   * consecutive indices of each of the tile's KC_CUDA_SCAN_RUNS spans of
+   * blockDim.x * KC_CUDA_ORDERED_RUN (a warp covers one contiguous part of
+   * each): the body with final = 0 gives its totals, a scan of them across the
+   * block their exclusive prefixes within the tile and the tile's aggregate,
+   * which warp 0 publishes, then looks back for the prefix before the
+   * tile and publishes the inclusive one (two barriers a tile); then the body
+   * runs again with final = 1 on the indices just read (they hit the cache),
+   * acc holding the prefix before each index.  The last block to finish
+   * (a.counter[0]) sets both counters back to 0. */
+  KC__DEV void onepass(const kc_cuda_args &a, const F *f) {
+    __shared__ unsigned ticket;
+    __shared__ __align__(16) unsigned char raw[sizeof(V)];
+    V *slots = (V *)kc__cuda_smem;
+    const unsigned t = threadIdx.x, nw = (blockDim.x + 31) >> 5;
+    const kc_index K = KC_CUDA_ORDERED_RUN;
+    const kc_index span = (kc_index)blockDim.x * K;
+    if (t == 0)
+      ticket = atomicAdd(a.counter + 1, 1u);
+    __syncthreads();
+    const unsigned tile = ticket;
+    const kc_index tb = a.begin + (kc_index)tile * span * KC_CUDA_SCAN_RUNS;
+    const kc_index te = a.end - tb > span * KC_CUDA_SCAN_RUNS
+                            ? tb + span * KC_CUDA_SCAN_RUNS
+                            : a.end;
+    /* The thread's totals, one per span, each scanned across the warp's
+     * lanes by shuffles; the warps' totals go to a table in the dynamic
+     * shared memory (span-major), read after one barrier: the prefix
+     * before (span m, warp w) joins the spans before m, then the warps
+     * before w in m, in that order.  ex[m]: the prefix in the tile before
+     * the thread's run in span m; carry: the tile's aggregate. */
+    const unsigned lane = t & 31u, warp = t >> 5, mask = kc__warp_mask();
+    const unsigned wn = kc__warp_lanes();
+    V ex[KC_CUDA_SCAN_RUNS];
+#pragma unroll
+    for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++) {
+      V v;
+      Op::ident(&v, a);
+      kc__run_k<kc__scan_total<B>>(f, tb + m * span + (kc_index)t * K, te, v);
+#pragma unroll
+      for (unsigned off = 1; off < 32; off <<= 1) {
+        V y = kc__shfl_up(v, off, mask, 32);
+        if (lane >= off) {
+          Op::join(&y, &v);
+          v = y;
+        }
+      }
+      if (lane == wn - 1)
+        slots[m * nw + warp] = v;
+      ex[m] = kc__shfl_up(v, 1, mask, 32);
+    }
+    __syncthreads();
+    V carry;
+    Op::ident(&carry, a);
+#pragma unroll
+    for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++) {
+      V pre = carry;
+#pragma unroll 1
+      for (unsigned w = 0; w < nw; w++) {
+        if (w == warp)
+          pre = carry;
+        Op::join(&carry, &slots[m * nw + w]);
+      }
+      if (lane != 0)
+        Op::join(&pre, &ex[m]);
+      ex[m] = pre;
+    }
+    const kc__scan_tiles<V> st(a);
+    if (t < 32) {
+      V pre;
+      if (tile == 0) {
+        Op::ident(&pre, a);
+        if (t == 0)
+          st.publish(0, carry, 2);
+      } else {
+        if (t == 0)
+          st.publish(tile, carry, 1);
+        pre = kc__scan_lookback<V, Op>(a, st, tile);
+        if (t == 0) {
+          V in = pre;
+          Op::join(&in, &carry);
+          st.publish(tile, in, 2);
+        }
+      }
+      if (t == 0) {
+        *(V *)raw = pre;
+        if (tile == gridDim.x - 1 && a.result) {
+          V total = pre;
+          Op::join(&total, &carry);
+          kc__store_result((V *)a.result, total);
+        }
+      }
+    }
+    __syncthreads();
+    const V pre = *(const V *)raw;
+#pragma unroll
+    for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++) {
+      V acc = pre;
+      Op::join(&acc, &ex[m]);
+      kc__run_k<kc__scan_final<B>>(f, tb + m * span + (kc_index)t * K, te, acc);
+    }
+    if (t == 0 && atomicAdd(a.counter, 1u) == gridDim.x - 1) {
+      a.counter[0] = 0;
+      a.counter[1] = 0;
+    }
+  }
+
   KC__DEV void run(const kc_cuda_args &a, const F *f) {
+    if (a.pass == 2) {
+      onepass(a, f);
+      return;
+    }
     V *slots = (V *)kc__cuda_smem;
     const unsigned t = threadIdx.x;
     kc_index cb, ce;

@@ -45,6 +45,13 @@
  * index order, so a custom reducer needs only associativity, not
  * commutativity.
  *
+ * Scans in one launch (a.pass = 2, from plugins that know it, for modules
+ * carrying KC_CUDA_SCAN_TILE_SYMBOL): tiles of blockDim.x *
+ * kc__cuda_scan_tile indices claimed in order, each tile's aggregate
+ * published, the prefix before it found by decoupled look-back over the
+ * tiles' published states, the body run twice per index as below (the
+ * second time from the cache): see kc__scan_drv::onepass.
+ *
  * Scans (two launches of the same entry): a.pass = 0 runs the body with
  * final = 0 over each block's contiguous chunk [begin + b*chunk, +chunk)
  * (built-in sum: strided over the block's threads; custom: the ordered
@@ -115,6 +122,14 @@ extern __shared__ __align__(16) unsigned char kc__cuda_smem[];
 
 #include <kc/detail/cuda_block.h>
 #include <kc/detail/cuda_drivers.h>
+
+/* Says to the plugin that this module's scan entries run in one pass
+ * (a.pass == 2, detail/cuda_abi.h), and how many indices each thread takes
+ * per tile; the plugin reads it with cuModuleGetGlobal. */
+extern "C" {
+__constant__ __attribute__((used)) int kc__cuda_scan_tile =
+    KC_CUDA_ORDERED_RUN * KC_CUDA_SCAN_RUNS;
+}
 
 /* ----------------------------------------------------- the macro surface */
 
