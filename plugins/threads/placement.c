@@ -113,6 +113,75 @@ static void format_cpus(const cpuset *set, char *buf, size_t cap) {
   }
 }
 
+/* The core `cpu` belongs to, named by the first CPU of its list of
+ * hardware threads ("0,16" or "0-1": 0); the CPU itself when sysfs does
+ * not say (then every CPU counts as a core). */
+static int core_of(int cpu) {
+  static const char *const files[] = {"core_cpus_list", "thread_siblings_list"};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/%s",
+             cpu, files[i]);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+      continue;
+    int first;
+    int got = fscanf(f, "%d", &first) == 1;
+    fclose(f);
+    if (got)
+      return first;
+  }
+  return cpu;
+}
+
+void kc__placement_arrange(int *order, int *core, int n, int head, int here) {
+  for (int i = 1; i < head && i < n; i++) {
+    if (order[i] != here)
+      continue;
+    int c = core[i];
+    memmove(order + 1, order, (size_t)i * sizeof *order);
+    memmove(core + 1, core, (size_t)i * sizeof *core);
+    order[0] = here;
+    core[0] = c;
+    break;
+  }
+  /* Pass r takes the CPUs that are the r-th of their core in the list. */
+  int *rank = malloc((size_t)n * sizeof *rank);
+  int *tmp = malloc(2 * (size_t)n * sizeof *tmp);
+  if (rank != NULL && tmp != NULL) {
+    int top = 0, m = 0;
+    for (int i = 0; i < n; i++) {
+      rank[i] = 0;
+      for (int j = 0; j < i; j++)
+        rank[i] += core[j] == core[i];
+      if (rank[i] > top)
+        top = rank[i];
+    }
+    for (int r = 0; r <= top; r++)
+      for (int i = 0; i < n; i++)
+        if (rank[i] == r) {
+          tmp[m] = order[i];
+          tmp[n + m++] = core[i];
+        }
+    memcpy(order, tmp, (size_t)n * sizeof *order);
+    memcpy(core, tmp + n, (size_t)n * sizeof *core);
+  }
+  free(rank);
+  free(tmp);
+}
+
+/* The list's order: the caller's current CPU first, then one CPU of each
+ * core before a second one of any (see kc__placement_arrange). */
+static void arrange(kc__placement *out, int head) {
+  int *core = malloc((size_t)out->n * sizeof *core);
+  if (core == NULL)
+    return;
+  for (int i = 0; i < out->n; i++)
+    core[i] = core_of(out->order[i]);
+  kc__placement_arrange(out->order, core, out->n, head, sched_getcpu());
+  free(core);
+}
+
 int kc__placement_find(kc__pool_bind bind, kc__placement *out, char *err,
                        size_t errlen) {
   memset(out, 0, sizeof *out);
@@ -135,13 +204,16 @@ int kc__placement_find(kc__pool_bind bind, kc__placement *out, char *err,
   format_cpus(&mask, out->mask_list, sizeof out->mask_list);
   format_cpus(&allowed, out->allowed_list, sizeof out->allowed_list);
 
-  /* The caller's CPUs first; SPREAD adds the rest of the allowed ones. */
+  /* The caller's CPUs first; SPREAD adds the rest of the allowed ones.
+   * Then arrange() puts the CPU it runs on first and spreads over cores. */
   out->order = malloc((size_t)(out->allowed > 0 ? out->allowed : 1) *
                       sizeof *out->order);
   if (out->order != NULL) {
     append_cpus(&mask, NULL, out->order, &out->n);
+    int head = out->n;
     if (bind == KC__POOL_BIND_SPREAD)
       append_cpus(&allowed, &mask, out->order, &out->n);
+    arrange(out, head);
   }
   CPU_FREE(mask.set);
   CPU_FREE(allowed.set);

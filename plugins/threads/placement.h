@@ -56,4 +56,18 @@ int kc__placement_find(kc__pool_bind bind, kc__placement *out, char *err,
 
 void kc__placement_free(kc__placement *p);
 
+/* Orders the n CPUs of order[] (core[i]: the core of order[i], any number
+ * naming it; both arrays are permuted) as the pool places threads:
+ *  - `here`, the CPU the creating thread runs on, first if it is among the
+ *    first `head` entries (the calling thread's mask).  The caller is
+ *    thread 0 and is never pinned; a worker pinned to the CPU it runs on
+ *    would share that CPU with it until the scheduler moved one of them.
+ *  - then one CPU of each core, in list order, before the second hardware
+ *    thread of any core (then the third ...).  On a machine numbering the
+ *    two threads of a core next to each other (0,1 = one core), the k-th
+ *    CPU of the plain list would put two workers on a core while others
+ *    idle: half the memory bandwidth per thread for streaming kernels.
+ * Stable otherwise; order[0] stays first.  Unchanged if out of memory. */
+void kc__placement_arrange(int *order, int *core, int n, int head, int here);
+
 #endif /* KC_THREADS_PLACEMENT_H */

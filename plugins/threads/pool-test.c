@@ -335,6 +335,92 @@ static void placements(void) {
   CHECK_EQ(sched_setaffinity(0, sizeof all, &all), 0);
 }
 
+static void check_arranged(int n, const int *order, const int *core, int head,
+                           int here, const int *want) {
+  int o[8], c[8];
+  memcpy(o, order, (size_t)n * sizeof *o);
+  memcpy(c, core, (size_t)n * sizeof *c);
+  kc__placement_arrange(o, c, n, head, here);
+  for (int i = 0; i < n; i++) {
+    CHECK_EQ(o[i], want[i]);
+    int k = 0;
+    while (order[k] != o[i])
+      k++;
+    CHECK_EQ(c[i], core[k]);
+  }
+}
+
+/* The order workers are pinned in: the caller's CPU first, then one CPU of
+ * each core before any core's second hardware thread. */
+static void arrangements(void) {
+  const int cpus[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  const int adjacent[8] = {0, 0, 2, 2, 4, 4, 6, 6}; /* 0,1 = one core */
+  const int apart[8] = {0, 1, 2, 3, 0, 1, 2, 3};    /* 0,4 = one core */
+  check_arranged(8, cpus, adjacent, 8, 0,
+                 (const int[]){0, 2, 4, 6, 1, 3, 5, 7});
+  check_arranged(8, cpus, adjacent, 8, 3,
+                 (const int[]){3, 0, 4, 6, 1, 2, 5, 7});
+  check_arranged(8, cpus, apart, 8, 0, cpus);
+  check_arranged(8, cpus, apart, 8, 6, (const int[]){6, 0, 1, 3, 2, 4, 5, 7});
+  check_arranged(8, cpus, cpus, 8, -1, cpus);
+  /* SPREAD with the caller bound to CPU 5: the CPU it runs on counts only
+   * within its mask (head), and its core's sibling goes last. */
+  const int spread[8] = {5, 0, 1, 2, 3, 4, 6, 7};
+  check_arranged(8, spread, (const int[]){4, 0, 0, 2, 2, 4, 6, 6}, 1, 2,
+                 (const int[]){5, 0, 2, 6, 1, 3, 4, 7});
+  printf("ok: placement order: caller's CPU first, one CPU per core first\n");
+}
+
+static void count_forks(kc__pool *p, int times) {
+  struct count c = {.n = kc__pool_size(p)};
+  CHECK(kc__pool_enter(p));
+  for (int i = 0; i < times; i++) {
+    atomic_store(&c.seen, 0);
+    kc__pool_parallel(p, count_task, &c);
+    CHECK_EQ(atomic_load(&c.seen), (1u << c.n) - 1);
+  }
+  kc__pool_leave(p);
+}
+
+/* The caller moved onto the CPU of a pinned worker (here by its own
+ * affinity; in practice by the scheduler): the next fork moves the worker
+ * to the CPU the pool left for the caller instead of sharing the CPU. */
+static void follows_caller(void) {
+  cpu_set_t all, one;
+  CHECK_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  if (CPU_COUNT(&all) < 2) {
+    printf("ok: (skipped) caller moved onto a worker's CPU: one CPU only\n");
+    return;
+  }
+  char err[256];
+  kc__pool *p = NULL;
+  CHECK_EQ(kc__pool_create(&p, 2, KC__POOL_BIND_MASK, err, sizeof err), 0);
+  CHECK_EQ(kc__pool_pinned(p), 1);
+  int worker_cpu = -1, free_cpu = -1, workers, on;
+  for (int c = 0; c < CPU_SETSIZE; c++) {
+    if (!CPU_ISSET(c, &all))
+      continue;
+    workers_on(c, &workers, &on);
+    if (on == 1 && worker_cpu < 0)
+      worker_cpu = c;
+    else if (on == 0 && free_cpu < 0)
+      free_cpu = c;
+  }
+  CHECK(worker_cpu >= 0 && free_cpu >= 0);
+  count_forks(p, 10);
+  CPU_ZERO(&one);
+  CPU_SET(worker_cpu, &one);
+  CHECK_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  count_forks(p, 10);
+  workers_on(worker_cpu, &workers, &on);
+  CHECK_EQ(workers, 1);
+  CHECK_EQ(on, 0);
+  printf("ok: caller moved onto worker CPU %d: the worker moved off it\n",
+         worker_cpu);
+  CHECK_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+  kc__pool_destroy(p);
+}
+
 int main(void) {
   const char *env = getenv("KC_POOL_TEST_ROUNDS");
   long rounds = env ? atol(env) : 200000;
@@ -348,7 +434,9 @@ int main(void) {
   run(8, rounds / 100 + 1, 25);
   run(MAXT, rounds / 200 + 1, 0);
 
+  arrangements();
   placements();
+  follows_caller();
   race(2, 3, rounds / 20 + 1);
   race(4, 2, rounds / 50 + 1);
 

@@ -82,8 +82,12 @@ struct kc__pool {
   _Atomic uint32_t joiner_waiting; /* the owner is asleep on join_word */
   _Atomic uint32_t join_word;      /* bumped by a worker to wake it */
 
-  /* Ownership (kc__pool_enter / leave). */
+  /* Ownership (kc__pool_enter / leave), and what only the owner reads:
+   * the CPU of the placement no worker is pinned to (the caller's, -1
+   * when workers are not pinned) and the CPU the caller ran on last. */
   alignas(POOL_LINE) atomic_int busy;
+  int free_cpu;
+  int caller_cpu;
 
   /* Read only after kc__pool_create. */
   alignas(POOL_LINE) int n;
@@ -144,6 +148,22 @@ static inline int spin_again(spin *s, uint64_t budget_ns) {
     return budget_ns != 0;
   }
   return t < s->deadline;
+}
+
+/* A CPU set of the `count` CPUs of `cpus` (CPU_ALLOC'ed), or NULL. */
+static cpu_set_t *cpu_set_of(const int *cpus, int count, size_t *bytes) {
+  int top = 0;
+  for (int i = 0; i < count; i++)
+    if (cpus[i] > top)
+      top = cpus[i];
+  cpu_set_t *set = CPU_ALLOC((size_t)top + 1);
+  if (set == NULL)
+    return NULL;
+  *bytes = CPU_ALLOC_SIZE((size_t)top + 1);
+  CPU_ZERO_S(*bytes, set);
+  for (int i = 0; i < count; i++)
+    CPU_SET_S((size_t)cpus[i], *bytes, set);
+  return set;
 }
 
 /* --------------------------------------------------------------- workers */
@@ -220,12 +240,50 @@ static void join(kc__pool *p, uint32_t g) {
   }
 }
 
+/* Pins worker w to `cpu` alone; 0 or an errno. */
+static int repin(struct worker *w, int cpu) {
+  size_t bytes;
+  cpu_set_t *set = cpu_set_of(&cpu, 1, &bytes);
+  if (set == NULL)
+    return ENOMEM;
+  int rc = pthread_setaffinity_np(w->thread, bytes, set);
+  CPU_FREE(set);
+  if (rc == 0)
+    w->cpu = cpu;
+  return rc;
+}
+
+/* The caller is the application's thread and is not pinned: the scheduler
+ * may move it, after a sleep or beside other work (an OpenMP region of
+ * the application), onto a CPU a worker is pinned to.  The two would then
+ * share that CPU, one share of every launch running at half speed, while
+ * the caller's own CPU idles, until the scheduler moves the caller back
+ * (2 CPUs, a busy neighbour: 207 us a launch for seconds).  So the worker
+ * moves instead, to the CPU no worker has.  One sched_getcpu() a fork (a
+ * read of the rseq area with glibc 2.35+), a system call only on a move. */
+static void follow_caller(kc__pool *p) {
+  int cpu = sched_getcpu();
+  if (cpu == p->caller_cpu)
+    return;
+  p->caller_cpu = cpu;
+  if (cpu < 0 || cpu == p->free_cpu || p->free_cpu < 0)
+    return;
+  for (int i = 0; i < p->nworkers; i++) {
+    if (p->w[i].cpu != cpu)
+      continue;
+    if (repin(&p->w[i], p->free_cpu) == 0)
+      p->free_cpu = cpu;
+    return;
+  }
+}
+
 void kc__pool_parallel(void *ctx, kc_host_task task, void *arg) {
   kc__pool *p = ctx;
   if (p->nworkers == 0) {
     task(0, 1, arg);
     return;
   }
+  follow_caller(p);
   /* Only the owner writes gen, so a relaxed read of it is current. */
   uint32_t g = atomic_load_explicit(&p->gen, memory_order_relaxed) + 1;
   p->task = task;
@@ -252,22 +310,6 @@ int kc__pool_pinned(const kc__pool *p) { return p->pinned; }
 const kc__placement *kc__pool_placement(const kc__pool *p) { return &p->where; }
 
 /* ------------------------------------------------------ create / destroy */
-
-/* A CPU set of the `count` CPUs of `cpus` (CPU_ALLOC'ed), or NULL. */
-static cpu_set_t *cpu_set_of(const int *cpus, int count, size_t *bytes) {
-  int top = 0;
-  for (int i = 0; i < count; i++)
-    if (cpus[i] > top)
-      top = cpus[i];
-  cpu_set_t *set = CPU_ALLOC((size_t)top + 1);
-  if (set == NULL)
-    return NULL;
-  *bytes = CPU_ALLOC_SIZE((size_t)top + 1);
-  CPU_ZERO_S(*bytes, set);
-  for (int i = 0; i < count; i++)
-    CPU_SET_S((size_t)cpus[i], *bytes, set);
-  return set;
-}
 
 /* Ranks of an MPI job that share a node their launcher did not bind take
  * a slice of the placement each (kc_host_rank_share): their default pools
@@ -396,9 +438,13 @@ int kc__pool_create(kc__pool **out, int nthreads, kc__pool_bind bind, char *err,
   p->spin_ns = oversubscribed ? POOL_SPIN_NS_OVERSUBSCRIBED : POOL_SPIN_NS;
   p->pinned = n > 1 && !oversubscribed;
   p->where = where;
+  p->free_cpu = p->pinned ? where.order[0] : -1;
+  p->caller_cpu = p->free_cpu;
 
   rc = start_workers(p, bind, oversubscribed, err, errlen);
   kc__placement_free(&p->where);
+  if (!p->pinned)
+    p->free_cpu = p->caller_cpu = -1;
   if (rc != 0) {
     stop_workers(p);
     free(w);
