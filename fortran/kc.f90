@@ -110,6 +110,9 @@ module kc
   integer(c_int), parameter, public :: KC_KERNEL_TEAM = 6
   integer(c_int), parameter, public :: KC_KERNEL_TEAM_REDUCE = 7
   integer(c_int), parameter, public :: KC_KERNEL_CALL = 8
+  !> kc_kernel_desc%flags: a team kernel's host function runs as one
+  !> thread of a team of several (kc.h).
+  integer(c_int), parameter, public :: KC_KERNEL_TEAM_THREADS = 1
 
   ! ------------------------------------------------------------ types
   !> kc_device_info: the device in use (the CPU on host backends).
@@ -214,6 +217,7 @@ module kc
     type(kc_reducer) :: reducer
     type(c_ptr) :: signature = c_null_ptr
     integer(c_size_t) :: functor_size = 0 ! 0: launches are not size-checked
+    integer(c_int) :: flags = 0 ! KC_KERNEL_TEAM_THREADS or 0
   end type kc_kernel_desc
 
   !> A registered kernel (C's kc_kernel *).

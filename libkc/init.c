@@ -246,6 +246,7 @@ static int init_locked(void) {
   if (rc < 0)
     return rc;
   kc__rt.spaces = info.spaces;
+  kc__rt.concurrency = info.concurrency;
   kc__rt.gen++;
   kc__verbose("initialised backend '%s' (%s): %d thread(s), %d device(s)",
               kc__rt.name, kc__rt.path, info.num_threads, info.device_count);

@@ -118,6 +118,8 @@ typedef struct kc__runtime {
   kc_backend_config cfg;
   char device_from[128]; /* what chose cfg.device (launcher.c) */
   unsigned spaces;       /* from the backend's info slot */
+  int concurrency;       /* from the backend's info slot: host backends,
+                            how many of parallel()'s tasks run at once */
   unsigned gen;          /* bumped at each successful init */
 } kc__runtime;
 
@@ -296,6 +298,7 @@ struct kc_kernel {
   /* TEAM kinds: kc_kernel_set_team_scratch's function, or NULL (scratch.c). */
   _Atomic(kc_team_scratch_fn) team_scratch;
   size_t functor_size; /* kc_kernel_desc.functor_size; 0: unchecked */
+  unsigned flags;      /* kc_kernel_desc.flags */
 };
 
 #define KC__KERNEL_MAGIC 0x6b636b6eu /* "kckn" */

@@ -126,6 +126,14 @@ int kc_kernel_register(const kc_kernel_desc *desc, kc_kernel **out) {
     return KC_EINVAL; /* detail set */
   if (!kc__kind_has_value(d.kind))
     memset(&red, 0, sizeof red);
+  int team = d.kind == KC_KERNEL_TEAM || d.kind == KC_KERNEL_TEAM_REDUCE;
+  if ((d.flags & ~KC_KERNEL_TEAM_THREADS) ||
+      ((d.flags & KC_KERNEL_TEAM_THREADS) && !team))
+    return kc__error(KC_EINVAL,
+                     "kernel '%s': flags 0x%x (only TEAM and TEAM_REDUCE "
+                     "kernels take KC_KERNEL_TEAM_THREADS, and no other flag "
+                     "exists)",
+                     d.name, d.flags);
 
   kc_kernel *k = calloc(1, sizeof *k);
   char *name = strdup(d.name);
@@ -150,6 +158,7 @@ int kc_kernel_register(const kc_kernel_desc *desc, kc_kernel **out) {
   k->info.signature = sig;
   k->info.nargs = nargs;
   k->functor_size = d.functor_size;
+  k->flags = d.flags;
   k->magic = KC__KERNEL_MAGIC;
 
   pthread_mutex_lock(&reg_lock);
@@ -215,6 +224,7 @@ int kc_kernel_describe(const kc_kernel *k, kc_kernel_desc *out) {
   memset(&d, 0, sizeof d);
   d.struct_size = size;
   d.functor_size = k->functor_size;
+  d.flags = k->flags;
   kc_kernel_desc *full = out;
   out = &d;
   out->name = k->info.name;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include <kc/backend.h>
+#include <kc/detail/team.h>
 
 #include "kc-test.h"
 
@@ -125,7 +126,7 @@ static void test_layouts(void) {
   OFF(kc_policy, scratch_per_thread, 200);
   OFF(kc_policy, queue, 216);
   OFF(kc_policy, iterate, 224);
-  SIZE(kc_kernel_desc, 96);
+  SIZE(kc_kernel_desc, 104);
   OFF(kc_kernel_desc, struct_size, 0);
   OFF(kc_kernel_desc, name, 8);
   OFF(kc_kernel_desc, kind, 16);
@@ -136,6 +137,21 @@ static void test_layouts(void) {
   OFF(kc_kernel_desc, reducer, 48);
   OFF(kc_kernel_desc, signature, 80);
   OFF(kc_kernel_desc, functor_size, 88); /* appended in 0.2 */
+  OFF(kc_kernel_desc, flags, 96);        /* appended after 0.2 */
+  /* The host team handle: libkc fills it, kernels built against any kc
+   * read it (<kc/detail/team.h>); fields are only appended. */
+  SIZE(kc_team, 104);
+  OFF(kc_team, league_rank, 0);
+  OFF(kc_team, league_end, 8);
+  OFF(kc_team, league_size, 16);
+  OFF(kc_team, team_scratch, 24);
+  OFF(kc_team, team_scratch_size, 40);
+  OFF(kc_team, thread_scratch, 56);
+  OFF(kc_team, thread_scratch_size, 72);
+  OFF(kc_team, vector_length, 88);
+  OFF(kc_team, reserved, 92);
+  OFF(kc_team, rank, 96);
+  OFF(kc_team, size, 100);
   SIZE(kc_reducer, 32);
   OFF(kc_reducer, op, 0);
   OFF(kc_reducer, type, 4);

@@ -218,7 +218,9 @@ typedef struct kc_backend_ops {
    *  - Thread, lock: the caller's, under the runtime lock.
    *  - Before it: *out is zeroed, then the core sets struct_size, backend,
    *    path, abi_major/minor, device = -1, device_count (probe's count)
-   *    and spaces = HOST.  The plugin sets concurrency, num_threads,
+   *    and spaces = HOST.  The plugin sets concurrency (a host backend:
+   *    how many of its parallel() tasks run at the same time; the core
+   *    reads it once, after init, see kc_host_launch), num_threads,
    *    device, device_count (if it knows better), the spaces it serves
    *    (OR-ing into `spaces`) and dev (kc_host_device_info() fills it for
    *    a host backend).  The core rewrites its own fields afterwards.
@@ -443,7 +445,23 @@ KC_API void kc_backend_kernel_leave(void);
  * index order (deterministic for a thread count, and right for a join that
  * is not commutative), and runs scans in two passes.  It needs no locks
  * beyond what `parallel` does.  A reducer value over KC_REDUCER_SIZE_MAX
- * bytes is KC_EINVAL. */
+ * bytes is KC_EINVAL.
+ *
+ * Teams of several threads.  A team kernel registered with
+ * KC_KERNEL_TEAM_THREADS (every kernel of the team macros) may run each
+ * team on several of the backend's threads, whose tasks then wait for
+ * each other at the team's barriers inside one parallel() call.  The
+ * engine does so only when that cannot hang: the backend's info slot
+ * reported a concurrency of at least nthreads, and one parallel() call
+ * (a census, made once per kc_host_exec {parallel, ctx, nthreads} until
+ * the last kc_finalize) ran its nthreads tasks on nthreads distinct
+ * threads.  A parallel() that runs tasks one after another (on one thread,
+ * or on fewer threads than nthreads, as the openmp plugin does when the
+ * runtime grants a smaller team) therefore keeps one-thread teams, and any
+ * parallel() may keep running its tasks in any order; one that reports a
+ * concurrency of nthreads must run each call's tasks at the same time on
+ * distinct threads, every time.  Waiting threads spin briefly, then call
+ * sched_yield(). */
 typedef void (*kc_host_task)(int tid, int nthreads, void *arg);
 
 typedef struct kc_host_exec {

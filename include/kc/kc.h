@@ -613,7 +613,20 @@ typedef struct kc_kernel_desc {
    * then pass as functor_size (KC_EINVAL otherwise); 0: not checked.
    * kcc's kernel macros set it. */
   size_t functor_size;
+  /* Appended after functor_size (a smaller struct_size leaves it 0):
+   * KC_KERNEL_* flags below; unknown bits are KC_EINVAL. */
+  unsigned flags;
 } kc_kernel_desc;
+
+/* kc_kernel_desc.flags: the host function of a TEAM / TEAM_REDUCE kernel
+ * runs as one thread of a team of several.  Host backends then run every
+ * thread of a team through it, each with its own handle: it must split its
+ * nested loops by kc_team_rank/kc_team_size and synchronise through the
+ * team (kc_team_barrier and the team-wide nested constructs), as the host
+ * expansion of the team macros of <kc/kernel.h> does.  Without the flag
+ * (plain C host functions, kernels built before it existed) a host team is
+ * one thread.  Other kinds refuse it (KC_EINVAL). */
+#define KC_KERNEL_TEAM_THREADS 1u
 
 /* Registers a kernel; *out (may be NULL) receives its handle.  May be called
  * before kc_init (kcc's constructors do).  Errors: KC_EINVAL (no name, bad

@@ -72,8 +72,9 @@
  * Teams (launch with kc_team_policy(league, team_size, vector_length)
  * through kc_parallel_for / kc_parallel_reduce).  `team` names the team
  * handle, a `kc_team *`; the body is run by every thread and vector lane
- * of each team (host backends: a team is one thread with one lane, so
- * the body runs once per league rank).
+ * of each team (host backends: one lane per thread, and one thread per
+ * team unless the league is too small to keep the backend's threads busy;
+ * then teams of several threads, at most the policy's team_size).
  *
  *   KC_TEAM(name, ftype, f, team, body...)
  *   KC_TEAM_REDUCE_SUM (name, ftype, f, team, vtype, acc, body...)
@@ -103,7 +104,9 @@
  *   kc_index kc_team_league_rank(team)   0 .. league_size-1
  *   kc_index kc_team_league_size(team)
  *   int kc_team_rank(team)               this thread, 0 .. team_size-1
- *   int kc_team_size(team)               threads per team (host: 1)
+ *   int kc_team_size(team)               threads per team (host: the
+ *                                        backend's choice, 1 for most
+ *                                        leagues)
  *   int kc_team_vector_lane(team)        this lane, 0 .. vector_length-1
  *   int kc_team_vector_length(team)      lanes per thread (host: 1)
  *   void kc_team_barrier(team)           every thread and lane of the team
@@ -165,11 +168,13 @@
  *       a sum scan over [begin, end) across the team's threads (lanes of
  *       the thread), with the protocol of KC_SCAN: the body adds index i's
  *       contribution to acc and, when `final` is nonzero, sees in acc the
- *       sum over the indices before i (before its own addition).  Host
- *       backends run a single ordered pass with final = 1; a device may
- *       run the body twice per index.  `total` (an lvalue of vtype the
- *       caller declared) receives the sum over the whole range in every
- *       thread (lane) taking part.  vtype: as for the nested reductions.
+ *       sum over the indices before i (before its own addition).  A
+ *       host thread alone (thread vector scans, one-thread teams) runs a
+ *       single ordered pass with final = 1; teams of several threads and
+ *       a device may run the body twice per index.  `total` (an lvalue
+ *       of vtype the caller declared) receives the sum over the whole
+ *       range in every thread (lane) taking part.  vtype: as for the
+ *       nested reductions.
  *
  *   KC_TEAM_SINGLE(team, body...)     body once per team (thread 0, lane 0)
  *   KC_THREAD_SINGLE(team, body...)   body once per thread (lane 0)

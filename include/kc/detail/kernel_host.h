@@ -59,9 +59,15 @@
  * The multi-dimensional, team and chunk kernels follow the same pattern
  * (see their sections below); a team body's `team` is the engine's
  * struct kc_team (<kc/detail/team.h>), on which the nested-loop macros and the
- * kc_team_* accessors work.  A host team is one thread with one vector
- * lane, so nested team-thread loops are plain loops and vector loops are
- * `omp simd` loops.
+ * kc_team_* accessors work.  A host team has one vector lane (vector loops
+ * are `omp simd` loops) and one or more threads: team kernels register
+ * with KC_KERNEL_TEAM_THREADS, so the engine may run a team on several
+ * threads, each calling the host function with its own handle.  The
+ * team-thread loops then give each thread a contiguous part of the range,
+ * and the team-wide reductions, scans and broadcast exchange values
+ * through the team (kc__team_publish / kc__team_peer, between barriers).
+ * With one thread (team->size == 1) every nested construct is the plain
+ * loop it was before teams had threads.
  *
  * Each macro's expansion ends with a function definition, so the ';' after
  * a kernel macro is optional (with -Wpedantic, leave it out: ISO C calls
@@ -270,11 +276,19 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
                                   .host = (void (*)(void))(fn),                \
                                   KC__PTX_FIELDS(kname).reducer = reducer_,    \
                                   .signature = NULL,                           \
-                                  .functor_size = sizeof(ftype_)};             \
+                                  .functor_size = sizeof(ftype_),              \
+                                  .flags = KC__KIND_FLAGS(kind_)};             \
     kc__host_register(&kc__d, &kc__handle_##kname, &kc__kernel_##kname,        \
                       __FILE__);                                               \
     after(kname)                                                               \
   }
+
+/* Team kernels' host functions run as one thread of a team (the nested
+ * macros below split and synchronise by the handle's rank and size). */
+#define KC__KIND_FLAGS(kind_)                                                  \
+  (((kind_) == KC_KERNEL_TEAM || (kind_) == KC_KERNEL_TEAM_REDUCE)             \
+       ? KC_KERNEL_TEAM_THREADS                                                \
+       : 0u)
 
 #define KC__BUILTIN_REDUCER(op_, vtype)                                        \
   ((kc_reducer){.op = (op_), .type = KC__SCALAR(vtype)})
@@ -558,22 +572,16 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 
 /* ---------------------------------------------------------------- teams */
 
-/* The team handle on the host: one thread, one lane.  The accessors take
- * the body's `kc_team *`; `level` must be 0 or 1. */
+/* The team handle on the host: team->size threads, one lane.  The
+ * accessors take the body's `kc_team *`; `level` must be 0 or 1. */
 static inline KC__UNUSED kc_index kc_team_league_rank(const kc_team *t) {
   return t->league_rank;
 }
 static inline KC__UNUSED kc_index kc_team_league_size(const kc_team *t) {
   return t->league_size;
 }
-static inline KC__UNUSED int kc_team_rank(const kc_team *t) {
-  (void)t;
-  return 0;
-}
-static inline KC__UNUSED int kc_team_size(const kc_team *t) {
-  (void)t;
-  return 1;
-}
+static inline KC__UNUSED int kc_team_rank(const kc_team *t) { return t->rank; }
+static inline KC__UNUSED int kc_team_size(const kc_team *t) { return t->size; }
 static inline KC__UNUSED int kc_team_vector_lane(const kc_team *t) {
   (void)t;
   return 0;
@@ -582,7 +590,10 @@ static inline KC__UNUSED int kc_team_vector_length(const kc_team *t) {
   (void)t;
   return 1;
 }
-static inline KC__UNUSED void kc_team_barrier(const kc_team *t) { (void)t; }
+static inline KC__UNUSED void kc_team_barrier(const kc_team *t) {
+  if (t->size > 1)
+    kc__team_barrier(t);
+}
 static inline KC__UNUSED void *kc_team_scratch(const kc_team *t, int level) {
   return t->team_scratch[level];
 }
@@ -599,7 +610,10 @@ static inline KC__UNUSED size_t kc_thread_scratch_size(const kc_team *t,
 }
 
 /* The engine calls a team kernel's host function for a run of league
- * ranks [team->league_rank, team->league_end) (<kc/detail/team.h>). */
+ * ranks [team->league_rank, team->league_end) (<kc/detail/team.h>), on
+ * every thread of the team.  Consecutive ranks reuse the team's scratch:
+ * a team of several threads passes a barrier between them, as a GPU block
+ * does. */
 #define KC__TEAM_FN(name, ftype, f, team, atype, acc, ...)                     \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
@@ -611,6 +625,8 @@ static inline KC__UNUSED size_t kc_thread_scratch_size(const kc_team *t,
     for (kc_index kc__lr = team->league_rank; kc__lr < kc__le; ++kc__lr) {     \
       team->league_rank = kc__lr;                                              \
       KC__BODY(__VA_ARGS__);                                                   \
+      if (kc__lr + 1 < kc__le)                                                 \
+        kc_team_barrier(team);                                                 \
     }                                                                          \
     *(atype *)kc__acc = acc;                                                   \
     return KC__BODY_DONE;                                                      \
@@ -709,8 +725,25 @@ typedef struct kc__team_noacc {
 #define KC__NR_IDENT_MIN(vtype) KC__NR_MAXOF(vtype)
 #define KC__NR_IDENT_MAX(vtype) KC__NR_MINOF(vtype)
 
-/* A nested loop over [begin, end): the whole range on the one thread and
- * lane of a host team.  `hint` names a loop hint (FOR, SUM ..., NONE). */
+/* Thread t->rank's contiguous part of [b, e) among the team's t->size
+ * threads (near-equal parts in rank order; the whole range for one
+ * thread). */
+static inline KC__UNUSED void kc__team_part(const kc_team *t, kc_index b,
+                                            kc_index e, kc_index *lo,
+                                            kc_index *hi) {
+  const int n = t->size;
+  if (n == 1 || e <= b) {
+    *lo = b;
+    *hi = e;
+    return;
+  }
+  const kc_index len = e - b, q = len / n, r = len % n, k = t->rank;
+  *lo = b + k * q + (k < r ? k : r);
+  *hi = *lo + q + (k < r);
+}
+
+/* A nested loop over the calling thread's lanes: the whole range on its
+ * one lane.  `hint` names a loop hint (FOR, SUM ..., NONE). */
 #define KC__NESTED_LOOP(team, i, begin, end, hint, acc, ...)                   \
   (void)(team);                                                                \
   const kc_index kc__b_##i = (begin), kc__e_##i = (end);                       \
@@ -718,9 +751,17 @@ typedef struct kc__team_noacc {
     KC__BODY(__VA_ARGS__);                                                     \
   }
 
+/* A nested loop over the team's threads: the calling thread's part. */
+#define KC__TEAM_LOOP(team, i, begin, end, hint, acc, ...)                     \
+  kc_index kc__b_##i, kc__e_##i;                                               \
+  kc__team_part((team), (begin), (end), &kc__b_##i, &kc__e_##i);               \
+  KC__HINT_##hint(acc) for (kc_index i = kc__b_##i; i < kc__e_##i; ++i) {      \
+    KC__BODY(__VA_ARGS__);                                                     \
+  }
+
 #define KC_TEAM_THREAD_FOR(team, i, begin, end, ...)                           \
   do {                                                                         \
-    KC__NESTED_LOOP(team, i, begin, end, NONE, ~, __VA_ARGS__)                 \
+    KC__TEAM_LOOP(team, i, begin, end, NONE, ~, __VA_ARGS__)                   \
   } while (0)
 #define KC_THREAD_VECTOR_FOR(team, i, begin, end, ...)                         \
   do {                                                                         \
@@ -728,9 +769,16 @@ typedef struct kc__team_noacc {
   } while (0)
 #define KC_TEAM_VECTOR_FOR(team, i, begin, end, ...)                           \
   do {                                                                         \
-    KC__NESTED_LOOP(team, i, begin, end, FOR, ~, __VA_ARGS__)                  \
+    KC__TEAM_LOOP(team, i, begin, end, FOR, ~, __VA_ARGS__)                    \
   } while (0)
 
+/* Joins of the nested built-in reductions. */
+#define KC__NR_JOIN_SUM(a, b) ((a) += (b))
+#define KC__NR_JOIN_PROD(a, b) ((a) *= (b))
+#define KC__NR_JOIN_MIN(a, b) ((a) = (b) < (a) ? (b) : (a))
+#define KC__NR_JOIN_MAX(a, b) ((a) = (b) > (a) ? (b) : (a))
+
+/* Over the thread's lanes: its one lane's loop. */
 #define KC__NESTED_REDUCE(team, i, begin, end, OP, vtype, acc, result, hint,   \
                           ...)                                                 \
   do {                                                                         \
@@ -739,21 +787,43 @@ typedef struct kc__team_noacc {
     (result) = acc;                                                            \
   } while (0)
 
+/* Over the team's threads: each thread folds its part, then every thread
+ * joins all the parts in rank order (so all get the same value), and a
+ * barrier keeps each part alive until everyone has read it. */
+#define KC__TEAM_REDUCE_NR(team, i, begin, end, OP, vtype, acc, result, hint,  \
+                           ...)                                                \
+  do {                                                                         \
+    vtype acc = KC__NR_IDENT_##OP(vtype);                                      \
+    KC__TEAM_LOOP(team, i, begin, end, hint, acc, __VA_ARGS__)                 \
+    if ((team)->size > 1) {                                                    \
+      kc__team_publish((team), &acc);                                          \
+      vtype kc__nr_r = *(const vtype *)kc__team_peer((team), 0);               \
+      for (int kc__m = 1; kc__m < (team)->size; kc__m++)                       \
+        KC__NR_JOIN_##OP(kc__nr_r,                                             \
+                         *(const vtype *)kc__team_peer((team), kc__m));        \
+      kc__team_barrier(team);                                                  \
+      acc = kc__nr_r;                                                          \
+    }                                                                          \
+    (result) = acc;                                                            \
+  } while (0)
+
 /* Team-thread loops stay plain loops (they may hold vector loops, and an
  * `omp simd` loop must not contain another). */
 #define KC_TEAM_THREAD_REDUCE(team, i, begin, end, OP, vtype, acc, result,     \
                               ...)                                             \
-  KC__NESTED_REDUCE(team, i, begin, end, OP, vtype, acc, result, NONE,         \
-                    __VA_ARGS__)
+  KC__TEAM_REDUCE_NR(team, i, begin, end, OP, vtype, acc, result, NONE,        \
+                     __VA_ARGS__)
 #define KC_THREAD_VECTOR_REDUCE(team, i, begin, end, OP, vtype, acc, result,   \
                                 ...)                                           \
   KC__NESTED_REDUCE(team, i, begin, end, OP, vtype, acc, result, OP,           \
                     __VA_ARGS__)
 #define KC_TEAM_VECTOR_REDUCE(team, i, begin, end, OP, vtype, acc, result,     \
                               ...)                                             \
-  KC__NESTED_REDUCE(team, i, begin, end, OP, vtype, acc, result, OP,           \
-                    __VA_ARGS__)
+  KC__TEAM_REDUCE_NR(team, i, begin, end, OP, vtype, acc, result, OP,          \
+                     __VA_ARGS__)
 
+/* Custom reducers: the parts are contiguous and joined in rank order, so
+ * joins happen in index order. */
 #define KC__NESTED_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc,       \
                                  result, ...)                                  \
   do {                                                                         \
@@ -765,14 +835,30 @@ typedef struct kc__team_noacc {
   } while (0)
 #define KC_TEAM_THREAD_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc,   \
                                      result, ...)                              \
-  KC__NESTED_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc, result,     \
-                           __VA_ARGS__)
+  do {                                                                         \
+    vtype acc;                                                                 \
+    __builtin_memset(&acc, 0, sizeof acc);                                     \
+    kc__ridt_##rname(&acc);                                                    \
+    KC__TEAM_LOOP(team, i, begin, end, NONE, acc, __VA_ARGS__)                 \
+    if ((team)->size > 1) {                                                    \
+      kc__team_publish((team), &acc);                                          \
+      vtype kc__nr_r;                                                          \
+      __builtin_memcpy(&kc__nr_r, kc__team_peer((team), 0), sizeof(vtype));    \
+      for (int kc__m = 1; kc__m < (team)->size; kc__m++)                       \
+        kc__rjoint_##rname(&kc__nr_r,                                          \
+                           (const vtype *)kc__team_peer((team), kc__m));       \
+      kc__team_barrier(team);                                                  \
+      __builtin_memcpy(&acc, &kc__nr_r, sizeof(vtype));                        \
+    }                                                                          \
+    (result) = acc;                                                            \
+  } while (0)
 #define KC_THREAD_VECTOR_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc, \
                                        result, ...)                            \
   KC__NESTED_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc, result,     \
                            __VA_ARGS__)
 
-/* Scans: one ordered pass with final = 1 gives every index its prefix. */
+/* Scans over a thread's lanes: one ordered pass with final = 1 gives every
+ * index its prefix. */
 #define KC__NESTED_SCAN(team, i, begin, end, vtype, acc, final, total, ...)    \
   do {                                                                         \
     vtype acc = (vtype)0;                                                      \
@@ -781,17 +867,48 @@ typedef struct kc__team_noacc {
     KC__NESTED_LOOP(team, i, begin, end, NONE, acc, __VA_ARGS__)               \
     (total) = acc;                                                             \
   } while (0)
+/* Over the team's threads: one thread makes the same single pass; several
+ * run their parts with final = 0 to total them, exchange the totals (each
+ * takes the sum of the parts before its own, and the grand total), then
+ * run their parts again with final = 1, as a device does. */
 #define KC_TEAM_THREAD_SCAN(team, i, begin, end, vtype, acc, final, total,     \
                             ...)                                               \
-  KC__NESTED_SCAN(team, i, begin, end, vtype, acc, final, total, __VA_ARGS__)
+  do {                                                                         \
+    kc_index kc__sb_##i, kc__se_##i;                                           \
+    kc__team_part((team), (begin), (end), &kc__sb_##i, &kc__se_##i);           \
+    const int kc__sn = (team)->size;                                           \
+    vtype acc = (vtype)0, kc__st = (vtype)0;                                   \
+    for (int kc__sp = kc__sn > 1 ? 0 : 1; kc__sp < 2; kc__sp++) {              \
+      if (kc__sp == 1 && kc__sn > 1) {                                         \
+        kc__team_publish((team), &acc);                                        \
+        vtype kc__pre = (vtype)0;                                              \
+        for (int kc__m = 0; kc__m < kc__sn; kc__m++) {                         \
+          const vtype kc__v = *(const vtype *)kc__team_peer((team), kc__m);    \
+          if (kc__m < (team)->rank)                                            \
+            kc__pre += kc__v;                                                  \
+          kc__st += kc__v;                                                     \
+        }                                                                      \
+        kc__team_barrier(team);                                                \
+        acc = kc__pre;                                                         \
+      }                                                                        \
+      const int final = kc__sp;                                                \
+      (void) final;                                                            \
+      for (kc_index i = kc__sb_##i; i < kc__se_##i; ++i) {                     \
+        KC__BODY(__VA_ARGS__);                                                 \
+      }                                                                        \
+    }                                                                          \
+    if (kc__sn == 1)                                                           \
+      kc__st = acc;                                                            \
+    (total) = kc__st;                                                          \
+  } while (0)
 #define KC_THREAD_VECTOR_SCAN(team, i, begin, end, vtype, acc, final, total,   \
                               ...)                                             \
   KC__NESTED_SCAN(team, i, begin, end, vtype, acc, final, total, __VA_ARGS__)
 
 #define KC_TEAM_SINGLE(team, ...)                                              \
   do {                                                                         \
-    (void)(team);                                                              \
-    KC__BODY(__VA_ARGS__);                                                     \
+    if ((team)->rank == 0)                                                     \
+      KC__BODY(__VA_ARGS__);                                                   \
   } while (0)
 #define KC_THREAD_SINGLE(team, ...)                                            \
   do {                                                                         \
@@ -802,8 +919,14 @@ typedef struct kc__team_noacc {
   do {                                                                         \
     _Static_assert(sizeof(vtype) <= 64 && sizeof(var) == sizeof(vtype),        \
                    "KC_TEAM_BROADCAST: var must be a vtype of <= 64 bytes");   \
-    (void)(team);                                                              \
-    KC__BODY(__VA_ARGS__);                                                     \
+    if ((team)->rank == 0)                                                     \
+      KC__BODY(__VA_ARGS__);                                                   \
+    if ((team)->size > 1) {                                                    \
+      kc__team_publish((team), &(var));                                        \
+      if ((team)->rank != 0)                                                   \
+        __builtin_memcpy(&(var), kc__team_peer((team), 0), sizeof(vtype));     \
+      kc__team_barrier(team);                                                  \
+    }                                                                          \
   } while (0)
 
 /* -------------------------------------------------------- chunk buffers */
