@@ -218,6 +218,24 @@ static inline CUresult run(kc__cuda_state *s, const job *j, void **params) {
                                (unsigned)j->smem, s->cur->stream, params, NULL);
 }
 
+/* Waits until the last block of a reduction has written `done` (or the
+ * stream has finished, or failed): polls the word, asking the stream every
+ * 4096 polls, so that a kernel that faults is reported, not waited for. */
+static int wait_done(kc__cuda_state *s, volatile unsigned *done) {
+  for (unsigned i = 1;; i++) {
+    if (__atomic_load_n(done, __ATOMIC_ACQUIRE))
+      return 0;
+    if (i % 4096 == 0) {
+      CUresult r = s->cu->cuStreamQuery(s->cur->stream);
+      if (r == CUDA_SUCCESS)
+        return 0;
+      if (r != CUDA_ERROR_NOT_READY)
+        return kc__cuda_fail(s, r, KC_EDEVICE,
+                             "waiting for a reduction's result");
+    }
+  }
+}
+
 /* Reductions and scans: scratch, result, chunks, then one launch (two for
  * a scan); a result in a host variable is waited for. */
 static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
@@ -242,13 +260,26 @@ static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
   unsigned epoch = 0;
   if ((tiles ? (rc = kc__cuda_scan_tiles(s, (unsigned)tiles, vs, &epoch))
              : (rc = kc__cuda_ensure_partials(s, (size_t)j->grid * vs))) != 0 ||
-      (to_host && (rc = kc__cuda_ensure_result_slot(s, vs)) != 0))
+      (to_host &&
+       (rc = kc__cuda_ensure_result_slot(s, KC__ALIGN_UP(vs, 8) + 8)) != 0))
     return rc;
+  /* A blocking reduction's result in the pinned slot: the module's last
+   * block says when it is there (detail/cuda_abi.h), sooner than the
+   * stream's end reaches the host. */
+  volatile unsigned *done = NULL;
+  if (to_host && l->result && j->k->kind != KC_KERNEL_SCAN &&
+      j->K->mod->result_done) {
+    done =
+        (volatile unsigned *)((char *)s->cur->res_host + KC__ALIGN_UP(vs, 8));
+    *done = 0;
+  }
   a->partials = (void *)(uintptr_t)(tiles ? s->cur->tiles : s->cur->partials);
   a->counter = (unsigned int *)(uintptr_t)s->cur->counter;
   a->result = l->result == NULL ? NULL
               : to_host         ? (void *)(uintptr_t)s->cur->res_dev
                                 : l->result;
+  if (done)
+    a->flags |= KC_CUDA_RESULT_DONE;
   if (tiles) {
     a->pass = 2;
     a->flags = (int)epoch;
@@ -285,9 +316,12 @@ static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
   if ((r = run(s, j, params)) != CUDA_SUCCESS)
     return launch_error(s, r, j->k, j->grid, j->bx * j->by, (unsigned)j->smem);
   if (to_host && l->result) {
-    if ((r = s->cu->cuStreamSynchronize(s->cur->stream)) != CUDA_SUCCESS)
-      return kc__cuda_fail(s, r, KC_EDEVICE,
-                           "waiting for a reduction's result");
+    if ((rc = done ? wait_done(s, done)
+              : (r = s->cu->cuStreamSynchronize(s->cur->stream))
+                  ? kc__cuda_fail(s, r, KC_EDEVICE,
+                                  "waiting for a reduction's result")
+                  : 0) != 0)
+      return rc;
     memcpy(l->result, s->cur->res_host, vs);
   }
   return 0;

@@ -60,6 +60,7 @@ typedef struct kc__cuda_module {
   size_t staging_size;
   size_t staging_next; /* where the next constant-mode functor goes */
   int md_flags;        /* its MD entries read kc_cuda_args.flags */
+  int result_done;     /* its reductions honour KC_CUDA_RESULT_DONE */
   int scan_tile;       /* KC_CUDA_SCAN_TILE_SYMBOL: a scan is one pass, of
                           tiles of block * scan_tile indices; 0: two */
   int users;           /* kernels prepared on it */

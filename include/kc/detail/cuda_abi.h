@@ -112,6 +112,14 @@ typedef struct kc_cuda_team_args {
 #define KC_CUDA_MD_SHIFT 8 /* where the flags hold the origin's shift */
 #define KC_CUDA_MD_FLAGS_SYMBOL "kc__cuda_md_flags"
 #define KC_CUDA_SCAN_TILE_SYMBOL "kc__cuda_scan_tile"
+/* kc_cuda_args.flags of REDUCE, MDREDUCE and TEAMREDUCE launches whose
+ * result goes to the plugin's mapped pinned slot: after the result, the
+ * last block writes 1 to the 32-bit word KC_CUDA_RESULT_DONE_AT(V) bytes
+ * past it (the plugin zeroed it and waits on it in place of the stream).
+ * Only for modules that carry KC_CUDA_RESULT_DONE_SYMBOL. */
+#define KC_CUDA_RESULT_DONE (1 << 30)
+#define KC_CUDA_RESULT_DONE_AT(V) ((sizeof(V) + 7) & ~(size_t)7)
+#define KC_CUDA_RESULT_DONE_SYMBOL "kc__cuda_result_done"
 #ifndef KC_CUDA_STAGING_BYTES
 #define KC_CUDA_STAGING_BYTES 61440 /* 60 KiB of the 64 KiB constant bank */
 #endif

@@ -416,8 +416,16 @@ __device__ __forceinline__ void kc__reduce_finish(const kc_cuda_args &a, V v) {
   }
   acc = kc__block_join<V, Op>(acc, 1);
   if (tid == 0) {
-    if (a.result)
+    if (a.result) {
       kc__store_result((V *)a.result, acc);
+      if (a.flags & KC_CUDA_RESULT_DONE) {
+        /* The host waits on this word, after the value: every block's
+         * work is done (they all passed kc__last_block). */
+        __threadfence_system();
+        *(volatile unsigned *)((char *)a.result + KC_CUDA_RESULT_DONE_AT(V)) =
+            1u;
+      }
+    }
     *a.counter = 0;
   }
 }

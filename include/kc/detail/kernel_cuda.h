@@ -131,6 +131,12 @@ __constant__ __attribute__((used)) int kc__cuda_scan_tile =
     KC_CUDA_ORDERED_RUN * KC_CUDA_SCAN_RUNS;
 }
 
+/* Says to the plugin that this module's reductions honour
+ * KC_CUDA_RESULT_DONE (detail/cuda_abi.h). */
+extern "C" {
+__constant__ __attribute__((used)) int kc__cuda_result_done = 1;
+}
+
 /* ----------------------------------------------------- the macro surface */
 
 /* The user's body as the static member function `run` of struct
