@@ -24,6 +24,13 @@
  *            stencil: the tile and its halo, 34 x 34), a team barrier
  *            between the load and the store.
  *
+ * bands      (--teams L, the transpose only) a KC_TEAM kernel over L
+ *            teams, team r the r-th band of n / L rows, its threads
+ *            sharing out the band's 32-column tiles (mdb_team_bands),
+ *            twice: with team size 1 and KC_AUTO.  With L below the
+ *            thread count, host backends keep every thread busy only with
+ *            teams of several threads (KC_AUTO).
+ *
  * and the baseline, in the same process: on cuda hand-written kernels of
  * baseline.cu launched with raw cuLaunchKernel (the classic shared-memory
  * transpose, [32][33] tile, 32 x 8 threads; the stencil one point per
@@ -71,11 +78,12 @@ KC_KERNEL_DECLARE(mdb_transpose);
 KC_KERNEL_DECLARE(mdb_stencil);
 KC_KERNEL_DECLARE(mdb_team_transpose);
 KC_KERNEL_DECLARE(mdb_team_stencil);
+KC_KERNEL_DECLARE(mdb_team_bands);
 
 static const char *prog = "md";
 
 enum { P_TRANSPOSE, P_STENCIL, P_COUNT };
-enum { V_MD, V_TEAM, V_BASE };
+enum { V_MD, V_TEAM, V_BASE, V_BANDS };
 /* The baselines. */
 enum {
   B_OMP_TILE32,
@@ -85,7 +93,7 @@ enum {
   B_CU_STENCIL,
   B_CU_STRIP
 };
-#define MAXV 8
+#define MAXV 10
 /* The hand-written stencils' block: 32 x 8 threads; a strip thread does
  * 8 rows (baseline.cu's MDB_STRIP). */
 #define CU_BX 32
@@ -94,6 +102,7 @@ enum {
 
 typedef struct opts {
   long long n;
+  long long teams; /* --teams: the bands variants' league, 0: none */
   int reps, batch, only;
   double pause_ms;
   const char *csv;
@@ -103,7 +112,7 @@ typedef struct variant {
   int kind;
   int tile; /* MD: MD_TILE, or 0: the backend's choice */
   int left; /* MD: the first index fastest */
-  int base; /* V_BASE: which */
+  int base; /* V_BASE: which; V_BANDS: the team size */
   const char *id, *label;
   double *t; /* --reps samples, seconds per launch */
   double med, min;
@@ -148,6 +157,14 @@ static struct md_functor functor(const ctx *x, const problem *p, double *out) {
 /* One launch of kc variant v, writing out. */
 static void kc_launch(ctx *x, problem *p, const variant *v, double *out) {
   struct md_functor f = functor(x, p, out);
+  if (v->kind == V_BANDS) {
+    const long long rows = (x->o.n + x->o.teams - 1) / x->o.teams;
+    f.ntiles = rows;
+    kc_policy pol = kc_team_policy((x->o.n + rows - 1) / rows, v->base, 1);
+    BENCH_KC(kc_parallel_for(p->name, KC_KERNEL(mdb_team_bands), &pol, &f,
+                             sizeof f));
+    return;
+  }
   if (v->kind == V_TEAM) {
     const kc_index league = (kc_index)(p->ntiles * p->ntiles);
     kc_policy pol = kc_team_policy(league, MD_TEAM_THREADS, MD_TEAM_LANES);
@@ -399,9 +416,9 @@ static void table(ctx *x, const problem *p, FILE *csv) {
     if (csv)
       fprintf(csv, "%s,%d,%s,%lld,%s,%s,%s,%s,%.9f,%.9f,%.3f,%.4f,%s,\"%s\"\n",
               x->info.backend, x->info.num_threads, p->name, x->o.n, v->id,
-              v->kind == V_MD     ? "md"
-              : v->kind == V_TEAM ? "team"
-                                  : "baseline",
+              v->kind == V_MD                           ? "md"
+              : v->kind == V_TEAM || v->kind == V_BANDS ? "team"
+                                                        : "baseline",
               v->kind == V_TEAM || v->tile ? "32x32"
               : v->kind == V_MD            ? "auto"
                                            : "",
@@ -453,6 +470,11 @@ static void problems(ctx *x, problem *p) {
   t->target_md = 0.50, t->target_team = 0.90;
   add_md(t);
   add(t, V_TEAM, 0, 0, 0, "team", "team, 32x33 tile in level-0 scratch, 8x32");
+  if (x->o.teams > 0) {
+    add(t, V_BANDS, 0, 0, 1, "bands-1", "team, --teams bands, team size 1");
+    add(t, V_BANDS, 0, 0, KC_AUTO, "bands-auto",
+        "team, --teams bands, team size KC_AUTO");
+  }
   s->name = "stencil";
   s->stencil = 1;
   s->formula = "5-point, interior";
@@ -480,7 +502,7 @@ static void problems(ctx *x, problem *p) {
         "CUDA, 8-row strip per thread, 32x8 blocks");
   }
   for (int q = 0; q < P_COUNT; q++) {
-    if (!p[q].md || !p[q].team)
+    if (!p[q].md || !p[q].team || !KC_KERNEL(mdb_team_bands))
       bench_die(prog, "the kernels of md.kc.c are not registered");
     for (int k = 0; k < p[q].nv; k++) {
       p[q].v[k].t = calloc((size_t)x->o.reps, sizeof(double));
@@ -566,7 +588,7 @@ static void teardown(ctx *x, problem *p) {
 
 static const char *usage =
     "usage: md [-n N] [--reps R] [--batch B] [--only transpose|stencil]\n"
-    "          [--csv FILE] [--pause-ms T]\n"
+    "          [--csv FILE] [--pause-ms T] [--teams L]\n"
     "  A tiled transpose and a 5-point stencil of an N x N matrix of\n"
     "  doubles as kc MD-range and team kernels, against hand-written CUDA\n"
     "  (cuda) or OpenMP (host backends) in the same run.\n"
@@ -577,6 +599,8 @@ static const char *usage =
     "  --only P         one problem: transpose or stencil (default both)\n"
     "  --csv FILE       write the figures as CSV\n"
     "  --pause-ms T     pause before each sample on host backends (10)\n"
+    "  --teams L        also the transpose by L teams of row bands, with team\n"
+    "                   size 1 and KC_AUTO (a league below the thread count)\n"
     "Exit status: 0 results valid, 1 a wrong answer or an error, 77 backend\n"
     "absent or (cuda) no baseline PTX.\n";
 
@@ -587,6 +611,7 @@ static void parse(opts *o, int argc, char **argv) {
                                      {"only", required_argument, NULL, 'o'},
                                      {"csv", required_argument, NULL, 'c'},
                                      {"pause-ms", required_argument, NULL, 'p'},
+                                     {"teams", required_argument, NULL, 't'},
                                      {"help", no_argument, NULL, 'h'},
                                      {NULL, 0, NULL, 0}};
   int ch;
@@ -615,6 +640,9 @@ static void parse(opts *o, int argc, char **argv) {
     case 'p':
       o->pause_ms = atof(optarg);
       break;
+    case 't':
+      o->teams = atoll(optarg);
+      break;
     case 'h':
       fputs(usage, stdout);
       exit(0);
@@ -624,7 +652,7 @@ static void parse(opts *o, int argc, char **argv) {
     }
   }
   if (optind != argc || o->reps < 0 || o->batch < 0 || o->pause_ms < 0 ||
-      (o->n != 0 && o->n < 4) || o->n > (1LL << 31)) {
+      o->teams < 0 || (o->n != 0 && o->n < 4) || o->n > (1LL << 31)) {
     fputs(usage, stderr);
     exit(2);
   }

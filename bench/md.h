@@ -33,7 +33,8 @@ struct md_functor {
   const double *in;
   double *out;
   int64_t n;
-  int64_t ntiles; /* team kernels: tiles across a row of their tile grid */
+  int64_t ntiles; /* team kernels: tiles across a row of their tile grid
+                     (mdb_team_bands: rows per team) */
   double c0, c1;  /* stencil weights; mdb_fill's value in c0 */
 };
 

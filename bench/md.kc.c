@@ -51,6 +51,27 @@ KC_TEAM(mdb_team_transpose, struct md_functor, f, team, {
   });
 })
 
+/* The transpose by bands of rows (md --teams L): team r moves rows
+ * [r * rows, (r + 1) * rows) (rows in f->ntiles), its threads sharing out
+ * the band's columns by tiles; each tile as md-omp.c's (out by rows, in
+ * by columns).  A league smaller than the thread count: on a host backend
+ * only teams of several threads keep every thread busy. */
+KC_TEAM(mdb_team_bands, struct md_functor, f, team, {
+  const int64_t n = f->n, rows = f->ntiles;
+  const int64_t i0 = kc_team_league_rank(team) * rows;
+  const int64_t i1 = n - i0 < rows ? n : i0 + rows;
+  const double *in = f->in;
+  double *out = f->out;
+  KC_TEAM_THREAD_FOR(team, tb, 0, (n + MD_TILE - 1) / MD_TILE, {
+    const int64_t jb = tb * MD_TILE, je = n - jb < MD_TILE ? n : jb + MD_TILE;
+    for (int64_t ib = i0; ib < i1; ib += MD_TILE) {
+      const int64_t ie = i1 - ib < MD_TILE ? i1 : ib + MD_TILE;
+      for (int64_t j = jb; j < je; j++)
+        KC_THREAD_VECTOR_FOR(team, i, ib, ie, out[j * n + i] = in[i * n + j]);
+    }
+  });
+})
+
 /* The stencil by tiles of the interior: team r stages its tile and the
  * halo around it (rows of MD_HALO doubles), then computes the tile from
  * scratch.  The same arithmetic, in the same order, as mdb_stencil. */
