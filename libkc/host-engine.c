@@ -19,6 +19,7 @@
  */
 #include <config.h>
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,39 +28,58 @@
 
 typedef kc__host_job job;
 
+/* The job lives on the launching thread's stack, which that thread has
+ * just written; every other thread of the launch takes each line of it it
+ * reads as a cache miss from that thread's cache before running a unit.
+ * So the fields a task reads come first, grouped by how often: line 0
+ * holds all a 1-D for reads, line 1 a copy of a functor of up to 64 bytes
+ * (then the kernel's reads of it need no third miss after the job's: the
+ * two lines are fetched side by side), line 2 what reductions and scans
+ * add; the set-up's fields follow, and what threads write lives on lines
+ * of its own (tid 0's thread count, the dynamic counter), where no reader
+ * of the first lines loses its copy to the write. */
 struct kc__host_job {
-  unit_fn run;
-  const kc_launch *l;
+  /* Line 0: read by every task. */
+  _Alignas(64) unit_fn run;
   const void *functor;
   void (*host)(void);
-  kc_kernel *rec; /* the core's record (CALL kernels) */
-  kc_index base;  /* index of unit 0 */
-  kc_index nunits;
-  kc_index chunk;       /* units per chunk, or KC_AUTO */
-  int dynamic;          /* chunks from the shared counter */
-  int reduces;          /* has per-thread accumulators */
+  kc_index base;         /* index of unit 0 */
+  kc_index nunits;       /* units of the launch */
+  kc_index chunk;        /* units per chunk, or KC_AUTO */
+  int capacity;          /* threads with a slot (kc_host_exec.nthreads) */
+  unsigned char dynamic; /* chunks from the shared counter */
+  unsigned char reduces; /* has per-thread accumulators */
+  unsigned char scan;    /* contiguous shares, two passes */
+  unsigned char ordered; /* a reduction with chunks: see task_body */
+  unsigned char final;   /* scan: the pass that stores */
+  unsigned char teamed;  /* TEAM kinds: per-thread handles in `teams` */
+  /* Line 1: the functor, when it fits (`functor` then points here). */
+  _Alignas(64) unsigned char fcopy[64];
+  /* Line 2: accumulators, one 64-byte aligned slot per thread (stride a
+   * multiple of 64, so no two threads share a cache line). */
+  _Alignas(64) unsigned char *slots;
+  size_t stride;
+  void (*identity)(void *);
+  kc_index ochunk;  /* ordered: units per chunk (never KC_AUTO) */
+  kc_index ngroups; /* ordered dynamic: groups of chunks (slots) */
+  int nshares;      /* scan pass 2: the shares pass 1 used */
+  /* Read by some kinds' units only, or by the launching thread. */
+  const kc_launch *l;
+  kc_kernel *rec;       /* the core's record (CALL kernels) */
   kc__host_md md;       /* MD kinds: the tiling */
   kc__host_teams teams; /* TEAM kinds: per-thread handles and scratch */
-  int scan;             /* contiguous shares, two passes */
-  int ordered;          /* a reduction with chunks: see task_body */
-  kc_index ochunk;      /* ordered: units per chunk (never KC_AUTO) */
-  kc_index ngroups;     /* ordered dynamic: groups of chunks (slots) */
-  int final;            /* scan: the pass that stores */
-  int nshares;          /* scan pass 2: the shares pass 1 used */
-  /* Accumulators: one 64-byte aligned slot per thread (stride a multiple
-   * of 64, so no two threads share a cache line). */
-  unsigned char *slots;
-  size_t stride;
-  int capacity;
-  void (*identity)(void *);
-  int nthreads;        /* as `parallel` gave them (written by tid 0) */
-  atomic_int overflow; /* a task had tid >= capacity */
+  /* Written by tasks. */
+  _Alignas(64) int nthreads; /* as `parallel` gave them (written by tid 0) */
+  atomic_int overflow;       /* a task had tid >= capacity */
   /* Dynamic schedule's counter of chunks handed out, on its own cache
    * line.  It counts chunks, not indices, so the overshoot at the end (one
    * per thread) cannot overflow whatever the range and chunk. */
   _Alignas(64) _Atomic kc_index next;
   char pad[64 - sizeof(kc_index)];
 };
+_Static_assert(offsetof(struct kc__host_job, fcopy) == 64 &&
+                   offsetof(struct kc__host_job, slots) == 128,
+               "a 1-D for's fields fill the job's first cache line");
 
 /* ------------------------------------------------------- unit functions */
 
@@ -197,7 +217,7 @@ static void task_body(int tid, int nt, void *arg) {
   }
 
   /* Team kinds index their per-thread handles by tid. */
-  if (j->teams.slots && tid >= j->capacity) {
+  if (j->teamed && tid >= j->capacity) {
     atomic_store_explicit(&j->overflow, 1, memory_order_relaxed);
     return;
   }
@@ -337,8 +357,9 @@ static const char *backend_label(void) {
  * it reduces (accumulators) or scans.  The job arrives set up for a 1-D
  * range (units = indices from policy.begin[0], the policy's chunk and
  * schedule); another kind overrides nunits/base/chunk here. */
-static int setup(job *j, const kc_launch *l, const kc_host_exec *x) {
+static int setup(job *j, const kc_launch *l) {
   const kc_kernel_info *k = l->kernel;
+  int rc;
   switch (k->kind) {
   case KC_KERNEL_FOR:
     j->run = run_for;
@@ -372,7 +393,9 @@ static int setup(job *j, const kc_launch *l, const kc_host_exec *x) {
     j->run = kc__host_team_unit;
     j->base = 0;
     j->nunits = l->policy.league_size;
-    return kc__host_teams_setup(l, x, j->capacity, &j->teams);
+    rc = kc__host_teams_setup(l, j->capacity, &j->teams);
+    j->teamed = j->teams.slots != NULL;
+    return rc;
   default:
     return kc__error(KC_EINVAL, "kernel '%s': %d is not a kernel kind", k->name,
                      (int)k->kind);
@@ -395,19 +418,19 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   memset(&j, 0, sizeof j);
   j.l = l;
   j.functor = l->functor;
+  if (l->functor_size > 0 && l->functor_size <= sizeof j.fcopy) {
+    memcpy(j.fcopy, l->functor, l->functor_size);
+    j.functor = j.fcopy;
+  }
   j.host = k->host;
   j.base = l->policy.begin[0];
   j.nunits = l->policy.end[0] - l->policy.begin[0];
   j.chunk = l->policy.chunk;
   j.dynamic = l->policy.schedule == KC_SCHEDULE_DYNAMIC;
   j.capacity = x->nthreads;
-  int rc = setup(&j, l, x);
+  int rc = setup(&j, l);
   if (rc < 0)
     return rc;
-  /* Teams of several threads: the engine splits the league over the teams
-   * and runs each team's first thread (host-team.c brings the others). */
-  if (j.teams.size > 1)
-    x = &j.teams.exec;
 
   if (!j.reduces) {
     if (j.nunits > 0)
