@@ -385,22 +385,31 @@ int kc__host_teams_setup(const kc_launch *l, const kc_host_exec *x,
                          int capacity, kc__host_teams *t) {
   const kc_kernel_info *k = l->kernel;
   static const size_t limit[2] = {KC_HOST_SCRATCH0_MAX, KC_HOST_SCRATCH1_MAX};
-  const int size = choose_size(l, x);
+  /* Teams of several threads need their threads' scratch side by side;
+   * over the limits, teams of one thread (as before teams had threads). */
+  int size = choose_size(l, x);
   size_t team_part[2], stride[2], total[2];
   for (int lev = 0; lev < 2; lev++) {
     int rc = kc_launch_scratch(l, lev, size, &team_part[lev], &stride[lev],
                                &total[lev]);
+    if (rc < 0 && size > 1 && rc == KC_ESCRATCH) {
+      size = 1, lev = -1;
+      continue;
+    }
     if (rc < 0)
       return rc;
+    if (total[lev] > limit[lev] && size > 1) {
+      size = 1, lev = -1;
+      continue;
+    }
     if (total[lev] > limit[lev])
       return kc__error(KC_ESCRATCH,
                        "kernel '%s': %zu bytes of level-%d scratch per team "
-                       "(%zu per team + %zu per thread, %d thread%s) exceed "
-                       "the %s backend's limit of %zu bytes "
-                       "(KC_HOST_SCRATCH%d_MAX)%s",
+                       "(%zu per team + %zu per thread) exceed the %s "
+                       "backend's limit of %zu bytes (KC_HOST_SCRATCH%d_MAX)%s",
                        k->name, total[lev], lev, team_part[lev],
-                       (size_t)l->policy.scratch_per_thread[lev], size,
-                       size == 1 ? "" : "s", backend_label(), limit[lev], lev,
+                       (size_t)l->policy.scratch_per_thread[lev],
+                       backend_label(), limit[lev], lev,
                        lev == 0 ? "; ask for large scratch at level 1" : "");
   }
 

@@ -9,13 +9,16 @@
  * league reduction counts each team's KC_TEAM_SINGLE once and a custom one
  * joins teams in rank order.  On the threads and openmp backends a league
  * of one team with KC_AUTO must run on all the backend's threads (and a
- * team size of 1 on one).  The backend runs 8 threads unless
- * KC_NUM_THREADS says otherwise: more than this machine's CPUs, so the
- * barriers must give way to the threads they wait for. */
+ * team size of 1 on one), and per-thread scratch too large for a team
+ * of all of them gives teams of one thread, not KC_ESCRATCH.  The backend
+ * runs 8 threads unless KC_NUM_THREADS says otherwise: more than this
+ * machine's CPUs, so the barriers must give way to the threads they wait
+ * for. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <kc/backend.h>
 #include <kc/kernel.h>
 
 #include "kc-test.h"
@@ -134,6 +137,23 @@ static void check_reductions(kc_index league, int team_size, int dynamic) {
   KC_CHECK_EQ_INT(seq.ok, 1);
 }
 
+/* Per-thread scratch that fits one thread's team but not a team of all
+ * the threads: host backends run teams of one thread rather than refuse
+ * the launch (as they did before teams had threads). */
+static void check_big_thread_scratch(void) {
+  if (!host_threads)
+    return;
+  ktt_functor f = functor();
+  kc_policy p = policy(1, KC_AUTO, 0);
+  KC_CHECK_OK(kc_policy_set_scratch(&p, 0, 0, KC_HOST_SCRATCH0_MAX / 2 + 16));
+  clear();
+  KC_CHECK_OK(
+      kc_parallel_for("handle", KC_KERNEL(ktt_handle), &p, &f, sizeof f));
+  KC_CHECK_EQ_INT(bad(), 0);
+  KC_CHECK_OK(kc_memcpy(hmeta, dmeta, sizeof hmeta));
+  KC_CHECK_EQ_INT(hmeta[0], 1001); /* thread 0 of a team of 1 */
+}
+
 static void config(kc_index league, int team_size, int dynamic) {
   printf("league %lld, team size %d, %s schedule\n", (long long)league,
          team_size, dynamic ? "dynamic" : "static");
@@ -165,6 +185,7 @@ int main(void) {
     for (size_t b = 0; b < sizeof sizes / sizeof sizes[0]; b++)
       for (int dynamic = 0; dynamic < 2; dynamic++)
         config(leagues[a], sizes[b], dynamic);
+  check_big_thread_scratch();
 
   kc_free(dout);
   kc_free(dmeta);
