@@ -26,7 +26,8 @@
  *
  * bands      (--teams L, the transpose only) a KC_TEAM kernel over L
  *            teams, team r the r-th band of n / L rows, its threads
- *            sharing out the band's 32-column tiles (mdb_team_bands),
+ *            sharing out the band's 32 x 32 tiles in row-major order, each
+ *            moved as the OpenMP baseline moves it (mdb_team_bands),
  *            twice: with team size 1 and KC_AUTO.  With L below the
  *            thread count, host backends keep every thread busy only with
  *            teams of several threads (KC_AUTO).

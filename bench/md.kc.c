@@ -53,22 +53,24 @@ KC_TEAM(mdb_team_transpose, struct md_functor, f, team, {
 
 /* The transpose by bands of rows (md --teams L): team r moves rows
  * [r * rows, (r + 1) * rows) (rows in f->ntiles), its threads sharing out
- * the band's columns by tiles; each tile as md-omp.c's (out by rows, in
- * by columns).  A league smaller than the thread count: on a host backend
- * only teams of several threads keep every thread busy. */
+ * the band's 32 x 32 tiles in row-major order, each tile as md-omp.c's
+ * (out by rows, in by columns).  A league smaller than the thread count:
+ * on a host backend only teams of several threads keep every thread
+ * busy. */
 KC_TEAM(mdb_team_bands, struct md_functor, f, team, {
   const int64_t n = f->n, rows = f->ntiles;
   const int64_t i0 = kc_team_league_rank(team) * rows;
   const int64_t i1 = n - i0 < rows ? n : i0 + rows;
+  const int64_t across = (n + MD_TILE - 1) / MD_TILE;
+  const int64_t down = (i1 - i0 + MD_TILE - 1) / MD_TILE;
   const double *in = f->in;
   double *out = f->out;
-  KC_TEAM_THREAD_FOR(team, tb, 0, (n + MD_TILE - 1) / MD_TILE, {
-    const int64_t jb = tb * MD_TILE, je = n - jb < MD_TILE ? n : jb + MD_TILE;
-    for (int64_t ib = i0; ib < i1; ib += MD_TILE) {
-      const int64_t ie = i1 - ib < MD_TILE ? i1 : ib + MD_TILE;
-      for (int64_t j = jb; j < je; j++)
-        KC_THREAD_VECTOR_FOR(team, i, ib, ie, out[j * n + i] = in[i * n + j]);
-    }
+  KC_TEAM_THREAD_FOR(team, k, 0, down * across, {
+    const int64_t ib = i0 + k / across * MD_TILE, jb = k % across * MD_TILE;
+    const int64_t ie = i1 - ib < MD_TILE ? i1 : ib + MD_TILE;
+    const int64_t je = n - jb < MD_TILE ? n : jb + MD_TILE;
+    for (int64_t j = jb; j < je; j++)
+      KC_THREAD_VECTOR_FOR(team, i, ib, ie, out[j * n + i] = in[i * n + j]);
   });
 })
 
