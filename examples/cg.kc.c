@@ -5,16 +5,20 @@
  * The matrix is the 7-point Laplacian of an n x n x n grid with zero
  * boundary values, stored as CSR (6 on the diagonal, -1 for each
  * neighbour: symmetric positive definite); the right-hand side is 1
- * everywhere.  Each iteration is a team-policy sparse matrix-vector
- * product, two dot products (reductions) and two vector updates (for
- * kernels).  The dot products land in device memory and the updates read
- * them there, so the host waits for the device only where it tests for
- * convergence: after every iteration by default, every K with -check K
- * (then up to K - 1 iterations more than needed are run).  At the end the true
- * residual |b - A x| / |b| is computed afresh; the program exits 1 unless it is
- * below the tolerance.  It prints the backend, the iterations, the final
- * residual, a checksum of the solution (to compare backends), the time per
- * iteration and the bandwidth achieved (bytes the kernels must move, below).
+ * everywhere.  Each iteration is a sparse matrix-vector product (a team
+ * per block of rows on host backends, a thread per row on a device;
+ * -spmv team|row chooses), two dot products and two vector updates; the
+ * row product carries the dot product p.Ap and the first update the new
+ * r.r (reductions that also write), so an iteration is three kernels on a
+ * device (four with the team product).  The dot products land in device memory
+ * and the updates read them there, so the host waits for the device only where
+ * it tests for convergence: after every iteration by default, every K with
+ * -check K (then up to K - 1 iterations more than needed are run).  At the end
+ * the true residual |b - A x| / |b| is computed afresh; the program exits 1
+ * unless it is below the tolerance.  It prints the backend, the iterations, the
+ * final residual, a checksum of the solution (to compare backends), the time
+ * per iteration and the bandwidth achieved (bytes the kernels must move,
+ * below).
  *
  *   kcc -O2 -o cg cg.kc.c $(pkg-config --cflags --libs kc) -lm
  *   KC_BACKEND=openmp ./cg [-n N] [-tol TOL] [-maxit K] [-check K]
@@ -92,6 +96,32 @@ KC_FOR_ARGS(cg_xpby_s,
              (const double *, r)),
             i, p[i] = r[i] + s[2 - c] / s[1 + c] * p[i])
 
+/* The row product fused with the dot product p.Ap that follows it (x is
+ * p): a reduction that also writes y, so p and Ap are not read again.  The
+ * sum is the one cg_dot computes, index by index. */
+KC_REDUCE_SUM_ARGS(cg_spmv_row_dot,
+                   ((const int32_t *, rowptr), (const int32_t *, col),
+                    (const double *, val), (const double *, x), (double *, y)),
+                   row, double, acc, {
+                     double sum = 0;
+                     for (int32_t k = rowptr[row]; k < rowptr[row + 1]; k++)
+                       sum += val[k] * x[col[k]];
+                     y[row] = sum;
+                     acc += x[row] * sum;
+                   })
+
+/* cg_update_s fused with the dot product r.r that follows it: r is not
+ * read again. */
+KC_REDUCE_SUM_ARGS(cg_update_dot,
+                   ((const double *, s), (int64_t, c), (double *, x),
+                    (double *, r), (const double *, p), (const double *, ap)),
+                   i, double, acc, {
+                     const double alpha = s[1 + c] / s[0];
+                     x[i] += alpha * p[i];
+                     r[i] -= alpha * ap[i];
+                     acc += r[i] * r[i];
+                   })
+
 KC_FOR_ARGS(cg_resid,
             ((const double *, b), (const double *, ax), (double *, r)), i,
             r[i] = b[i] - ax[i])
@@ -131,7 +161,7 @@ typedef struct csr {
   int64_t nrows;
 } csr;
 
-static int spmv_rows; /* -spmv row: cg_spmv_row */
+static int spmv_rows = -1; /* -spmv row: cg_spmv_row; -1: by backend */
 
 static void spmv(const csr *a, const double *x, double *y) {
   if (spmv_rows) {
@@ -174,6 +204,13 @@ int main(int argc, char **argv) {
 
   kc_init();
   printf("backend: %s\n", kc_backend_name());
+  if (spmv_rows < 0) {
+    /* The row form on a device (where it is the faster: doc/benchmarks.md),
+     * the team form on host backends. */
+    kc_info info = {.struct_size = sizeof info};
+    kc_get_info(&info);
+    spmv_rows = (info.spaces & (1u << KC_SPACE_DEVICE)) && info.device >= 0;
+  }
 
   /* The 7-point Laplacian as CSR, rows in (i, j, k) order, k fastest. */
   const int64_t rows = n * n * n;
@@ -230,11 +267,17 @@ int main(int argc, char **argv) {
   int64_t it = 0, c = 0;
   double t0 = now();
   while (it < maxit && sqrt(rr) / bnorm >= tol) {
-    spmv(&a, p, ap);
-    kc_run_reduce(cg_dot, all, &s[0], .x = p, .y = ap);
-    kc_run_for(cg_update_s, all, .s = s, .c = c, .x = x, .r = r, .p = p,
-               .ap = ap);
-    kc_run_reduce(cg_dot, all, &s[2 - c], .x = r, .y = r);
+    /* Ap and p.Ap, x and r and the new r.r, then p: three kernels with the
+     * row product, four with the team one. */
+    if (spmv_rows) {
+      kc_run_reduce(cg_spmv_row_dot, all, &s[0], .rowptr = a.rowptr,
+                    .col = a.col, .val = a.val, .x = p, .y = ap);
+    } else {
+      spmv(&a, p, ap);
+      kc_run_reduce(cg_dot, all, &s[0], .x = p, .y = ap);
+    }
+    kc_run_reduce(cg_update_dot, all, &s[2 - c], .s = s, .c = c, .x = x, .r = r,
+                  .p = p, .ap = ap);
     kc_run_for(cg_xpby_s, all, .s = s, .c = c, .p = p, .r = r);
     c = 1 - c;
     it++;
@@ -254,11 +297,12 @@ int main(int argc, char **argv) {
   for (int64_t q = 0; q < rows; q++)
     sum += hx[q];
 
-  /* Bytes per iteration: spmv (values, columns, row pointers, y; x reused
-   * from cache), dot p.Ap and r.r, the update (reads x r p Ap, writes x
-   * r), xpby (reads r p, writes p). */
+  /* Bytes per iteration, as the kernels run: spmv (values, columns, row
+   * pointers, x once (reused from cache), y), then the team form's dot
+   * p.Ap (the row form's is fused: p[row] was just read), the update (reads
+   * x r p Ap, writes x r; r.r fused), xpby (reads r p, writes p). */
   const double bytes_it = (double)nnz * 12 + (double)(rows + 1) * 4 +
-                          (double)rows * 8 * (2 + 2 + 1 + 6 + 3);
+                          (double)rows * 8 * (2 + (spmv_rows ? 0 : 2) + 6 + 3);
   const int converged = resid < tol * 10 && it < maxit;
   printf("grid: %lld^3, %lld rows, %lld nonzeros\n", (long long)n,
          (long long)rows, (long long)nnz);
