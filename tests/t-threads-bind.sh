@@ -99,8 +99,13 @@ run "default size under taskset -c $a (a launcher's choice: no warning)" \
 test -z "$(where kc-worker-1)" || bad "a worker started: $(cat "$tmp.out")"
 want_no_warning
 
+# Pinned to one CPU; which one depends on where the scheduler had put the
+# calling thread (the pool leaves that CPU to it: pool-test checks the
+# order itself).
 run "2 threads, no narrowing" env KC_NUM_THREADS=2 "$prog"
-want_where kc-worker-1 "$b"
+case $(where kc-worker-1) in
+*[!0-9]* | "") bad "kc-worker-1 may run on '$(where kc-worker-1)', expected one CPU" ;;
+esac
 want_no_warning
 
 what="KC_THREADS_BIND=bogus"
