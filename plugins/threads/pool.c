@@ -286,8 +286,14 @@ void kc__pool_parallel(void *ctx, kc_host_task task, void *arg) {
   follow_caller(p);
   /* Only the owner writes gen, so a relaxed read of it is current. */
   uint32_t g = atomic_load_explicit(&p->gen, memory_order_relaxed) + 1;
-  p->task = task;
-  p->arg = arg;
+  /* Launches from one call site fork the same task with the same argument
+   * (the engine's job sits at the same stack address): storing them again
+   * would take the line from the spinning workers once more before the
+   * store of gen does (two rounds of misses instead of one). */
+  if (p->task != task)
+    p->task = task;
+  if (p->arg != arg)
+    p->arg = arg;
   atomic_store_explicit(&p->gen, g, memory_order_seq_cst);
   if (atomic_load_explicit(&p->sleepers, memory_order_seq_cst) != 0)
     futex_wake(&p->gen, INT_MAX);
