@@ -357,7 +357,7 @@ static const char *backend_label(void) {
  * it reduces (accumulators) or scans.  The job arrives set up for a 1-D
  * range (units = indices from policy.begin[0], the policy's chunk and
  * schedule); another kind overrides nunits/base/chunk here. */
-static int setup(job *j, const kc_launch *l) {
+static int setup(job *j, const kc_launch *l, const kc_host_exec *x) {
   const kc_kernel_info *k = l->kernel;
   int rc;
   switch (k->kind) {
@@ -393,7 +393,7 @@ static int setup(job *j, const kc_launch *l) {
     j->run = kc__host_team_unit;
     j->base = 0;
     j->nunits = l->policy.league_size;
-    rc = kc__host_teams_setup(l, j->capacity, &j->teams);
+    rc = kc__host_teams_setup(l, x, j->capacity, &j->teams);
     j->teamed = j->teams.slots != NULL;
     return rc;
   default:
@@ -428,9 +428,13 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   j.chunk = l->policy.chunk;
   j.dynamic = l->policy.schedule == KC_SCHEDULE_DYNAMIC;
   j.capacity = x->nthreads;
-  int rc = setup(&j, l);
+  int rc = setup(&j, l, x);
   if (rc < 0)
     return rc;
+  /* Teams of several threads: the engine splits the league over the teams
+   * and runs each team's first thread (host-team.c brings the others). */
+  if (j.teams.size > 1)
+    x = &j.teams.exec;
 
   if (!j.reduces) {
     if (j.nunits > 0)
