@@ -237,14 +237,18 @@ __device__ __forceinline__ V kc__scan_lookback(const kc_cuda_args &a,
 /* Runs of a thread per tile in the single-pass scan: each thread takes
  * KC_CUDA_SCAN_RUNS runs of KC_CUDA_ORDERED_RUN indices per tile (see
  * kc__scan_drv).  The product is the module's KC_CUDA_SCAN_TILE_SYMBOL.
- * Measured on an H100 (bench/scan, doubles, 10^9 bytes, blocks of 128):
- * 2 runs 1275 GB/s, 4 runs 1529, 8 runs 1476 (85 registers a thread
- * against 62: fewer resident blocks); runs of 1 or 4 indices in place of
- * 2: 1214-1384.  May be set with -DKC_CUDA_SCAN_RUNS=n (the module then
- * says so to the plugin; no ABI changes). */
+ * Measured on an H100 (bench/scan, doubles, blocks of 128, GB/s at 10^7 /
+ * 10^8 / 10^9 bytes, the whole-tile path without bounds tests): 4 runs
+ * 935 / 1731 / 1937, 6 runs 890 / 1766 / 2000, 8 runs 917 / 1736 / 1962;
+ * 8 runs of 1 index 1876 at 10^9, 2 runs of 4 1354.  May be set with
+ * -DKC_CUDA_SCAN_RUNS=n (the module then says so to the plugin; no ABI
+ * changes); n * (blockDim.x / 32) values of the dynamic shared memory
+ * must fit in blockDim.x, so n <= 32. */
 #ifndef KC_CUDA_SCAN_RUNS
-#define KC_CUDA_SCAN_RUNS 4
+#define KC_CUDA_SCAN_RUNS 6
 #endif
+static_assert(KC_CUDA_SCAN_RUNS >= 1 && KC_CUDA_SCAN_RUNS <= 32,
+              "KC_CUDA_SCAN_RUNS must be 1 .. 32");
 
 template <class F, class V, class Op, class B> struct kc__scan_drv {
   /* The single pass (a.pass == 2): block k of the grid takes the k-th tile
@@ -285,11 +289,29 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
     const unsigned lane = t & 31u, warp = t >> 5, mask = kc__warp_mask();
     const unsigned wn = kc__warp_lanes();
     V ex[KC_CUDA_SCAN_RUNS];
+    /* Every span's body runs first, then the shuffles; in a whole tile
+     * without a bounds test, so that the loads of all the spans can be in
+     * flight together (a test between them would make each wait for the
+     * one before, as in kc__run_k). */
+    const bool whole = te - tb == span * KC_CUDA_SCAN_RUNS;
+#pragma unroll
+    for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
+      Op::ident(&ex[m], a);
+    if (whole) {
+#pragma unroll
+      for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
+#pragma unroll
+        for (kc_index k = 0; k < K; k++)
+          kc__scan_total<B>::run(f, tb + m * span + (kc_index)t * K + k, ex[m]);
+    } else {
+#pragma unroll
+      for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
+        kc__run_k<kc__scan_total<B>>(f, tb + m * span + (kc_index)t * K, te,
+                                     ex[m]);
+    }
 #pragma unroll
     for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++) {
-      V v;
-      Op::ident(&v, a);
-      kc__run_k<kc__scan_total<B>>(f, tb + m * span + (kc_index)t * K, te, v);
+      V v = ex[m];
 #pragma unroll
       for (unsigned off = 1; off < 32; off <<= 1) {
         V y = kc__shfl_up(v, off, mask, 32);
@@ -350,7 +372,19 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
     for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++) {
       V acc = pre;
       Op::join(&acc, &ex[m]);
-      kc__run_k<kc__scan_final<B>>(f, tb + m * span + (kc_index)t * K, te, acc);
+      ex[m] = acc;
+    }
+    if (whole) {
+#pragma unroll
+      for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
+#pragma unroll
+        for (kc_index k = 0; k < K; k++)
+          kc__scan_final<B>::run(f, tb + m * span + (kc_index)t * K + k, ex[m]);
+    } else {
+#pragma unroll
+      for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
+        kc__run_k<kc__scan_final<B>>(f, tb + m * span + (kc_index)t * K, te,
+                                     ex[m]);
     }
     if (t == 0 && atomicAdd(a.counter, 1u) == gridDim.x - 1) {
       a.counter[0] = 0;
