@@ -39,6 +39,8 @@ typedef struct kc__host_team_slot {
   kc_index run0, run1; /* leader: the league ranks of the run */
   _Alignas(64) atomic_uint bar_count; /* leader: threads at the barrier */
   atomic_uint bar_gen;                /* leader: barriers completed */
+  atomic_uint gather; /* leader: how the team forms (host-team.c) */
+  int solo;           /* leader: the team runs on its leader alone */
 } kc__host_team_slot;
 
 /* A team launch's per-thread slots: the engine's pool (kept and grown

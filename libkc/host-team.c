@@ -36,6 +36,20 @@
  * Barriers spin briefly, then yield: with more threads than CPUs the
  * thread a barrier waits for may need the CPU of the one waiting.
  *
+ * Before any kernel code runs, each team forms: its followers check in
+ * and the leader waits for all of them.  Should a backend's parallel()
+ * run fewer threads at once than the census saw (an OpenMP runtime may
+ * grant a smaller team on a later call, and then runs the missing tasks
+ * after the others on the same threads), a leader or follower could wait
+ * for a task queued behind itself.  So forming gives up after
+ * TEAM_FORM_NS: a leader then runs the team's ranks alone, as a team of
+ * one thread (followers arriving later see that and return), and a
+ * follower withdraws (its thread goes on to its next task, which may be
+ * the leader it waited for).  One word holds the state and the count of
+ * followers in, so joining, withdrawing and deciding never cross.  The
+ * results stay right; only that launch's team size differs, and a
+ * parallel() that keeps its concurrency never gets there.
+ *
  * Scratch: a team's scratch lives only while it runs, so each team needs
  * one team's worth per level (in its leader's slot), which it reuses for
  * every rank it runs.  The engine keeps those buffers in a pool of
@@ -53,10 +67,20 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "host-engine.h"
 
 enum { TEAM_RUN = 1, TEAM_DONE = 2 };
+
+/* The leader slot's `gather` word: the state above, followers in below. */
+#define FORMING 0u
+#define FORMED (1u << 24)
+#define ALONE (2u << 24)
+#define IN_MASK (FORMED - 1)
+
+/* How long a thread waits for its team to form before giving up. */
+#define TEAM_FORM_NS 100000000LL
 
 /* Barrier polls before yielding when every thread has a CPU (a few
  * microseconds); none when oversubscribed. */
@@ -133,6 +157,77 @@ static void team_wait(kc__host_team_slot *lead, int n) {
       cpu_relax();
     else
       sched_yield();
+  }
+}
+
+static long long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* One step of a wait: spin, then yield; returns 1 once `t0` (set at the
+ * first yield) is more than TEAM_FORM_NS ago. */
+static int wait_step(int spin, int *k, long long *t0) {
+  if ((*k)++ < spin) {
+    cpu_relax();
+    return 0;
+  }
+  sched_yield();
+  const long long t = now_ns();
+  if (!*t0)
+    *t0 = t;
+  return t - *t0 > TEAM_FORM_NS;
+}
+
+/* The leader: 1 once all n - 1 followers are in (the team is formed), 0
+ * if it gave up (the team runs on the leader alone). */
+static int team_form(kc__host_team_slot *lead, int n) {
+  const unsigned all = (unsigned)(n - 1);
+  int k = 0;
+  long long t0 = 0;
+  for (;;) {
+    unsigned w = all;
+    if (atomic_compare_exchange_weak_explicit(&lead->gather, &w, FORMED,
+                                              memory_order_acq_rel,
+                                              memory_order_acquire))
+      return 1;
+    if (!wait_step(lead->spin, &k, &t0))
+      continue;
+    /* Only the leader sets the state: w is FORMING and a count. */
+    w = atomic_load_explicit(&lead->gather, memory_order_relaxed);
+    while (w != all && !atomic_compare_exchange_weak_explicit(
+                           &lead->gather, &w, ALONE | w, memory_order_acq_rel,
+                           memory_order_relaxed))
+      ;
+    if (w != all)
+      return 0;
+    /* The last follower came in meanwhile: form after all. */
+  }
+}
+
+/* A follower: 1 once its team formed, 0 if the leader gave up or the
+ * follower withdrew. */
+static int team_join(kc__host_team_slot *lead) {
+  unsigned w = atomic_load_explicit(&lead->gather, memory_order_relaxed);
+  do {
+    if (w & ~IN_MASK)
+      return 0; /* ALONE (FORMED needs this follower) */
+  } while (!atomic_compare_exchange_weak_explicit(
+      &lead->gather, &w, w + 1, memory_order_acq_rel, memory_order_relaxed));
+  int k = 0;
+  long long t0 = 0;
+  for (;;) {
+    w = atomic_load_explicit(&lead->gather, memory_order_acquire);
+    if (w & FORMED)
+      return 1;
+    if (w & ALONE)
+      return 0;
+    if (wait_step(lead->spin, &k, &t0) &&
+        atomic_compare_exchange_strong_explicit(&lead->gather, &w, w - 1,
+                                                memory_order_acq_rel,
+                                                memory_order_relaxed))
+      return 0; /* withdrawn, still forming: the leader waits or gives up */
   }
 }
 
@@ -302,10 +397,16 @@ static void member_task(int tid, int nt, void *arg) {
     return;
   kc__host_team_slot *lead = &t->slots[team * t->size];
   if (rank == 0) {
+    if (!team_form(lead, t->size)) {
+      lead->solo = 1; /* read by this thread only */
+      lead->team.size = 1;
+    }
     t->task(team, t->nteams, t->arg);
-    lead->cmd = TEAM_DONE;
-    team_wait(lead, t->size);
-  } else {
+    if (!lead->solo) {
+      lead->cmd = TEAM_DONE;
+      team_wait(lead, t->size);
+    }
+  } else if (team_join(lead)) {
     kc__self.kernel++; /* kernel code (host-engine.c's task() marks leaders) */
     follower(t->arg, t, lead, lead + rank);
     kc__self.kernel--;
@@ -377,6 +478,8 @@ static int slots_fill(const kc_launch *l, kc__host_teams *t, int capacity,
     s->team.rank = rank;
     s->team.size = t->size;
     s->xchg = NULL;
+    s->solo = 0;
+    atomic_store_explicit(&s->gather, FORMING, memory_order_relaxed);
   }
   return 0;
 }
@@ -497,6 +600,10 @@ void kc__host_team_unit(const kc__host_job *j, int tid, kc_index u0,
   }
   /* tid is the team (the engine runs teams as threads). */
   kc__host_team_slot *lead = &t->slots[tid * t->size];
+  if (lead->solo) {
+    team_call(j, &lead->team, u0, u1, acc);
+    return;
+  }
   if (t->per_rank) {
     for (kc_index r = u0; r < u1; r++)
       leader_run(j, t, lead, r, r + 1, acc);
