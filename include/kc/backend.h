@@ -459,8 +459,12 @@ KC_API void kc_backend_kernel_leave(void);
  * or on fewer threads than nthreads, as the openmp plugin does when the
  * runtime grants a smaller team) therefore keeps one-thread teams, and any
  * parallel() may keep running its tasks in any order; one that reports a
- * concurrency of nthreads must run each call's tasks at the same time on
- * distinct threads, every time.  Waiting threads spin briefly, then call
+ * concurrency of nthreads should run each call's tasks at the same time on
+ * distinct threads, every time.  Should a later call not (the OpenMP
+ * runtime may grant a smaller team to one call), a team whose threads have
+ * not all arrived within 100 ms, before any kernel code runs, runs on its
+ * first thread alone as a team of one: the results stay right, that
+ * launch is slower.  Waiting threads spin briefly, then call
  * sched_yield(). */
 typedef void (*kc_host_task)(int tid, int nthreads, void *arg);
 
