@@ -46,7 +46,6 @@ static const struct {
     SYM(cuStreamCreate, "cuStreamCreate", 0),
     SYM(cuStreamDestroy, "cuStreamDestroy_v2", 0),
     SYM(cuStreamSynchronize, "cuStreamSynchronize", 0),
-    SYM(cuStreamQuery, "cuStreamQuery", 1),
     SYM(cuEventCreate, "cuEventCreate", 0),
     SYM(cuEventDestroy, "cuEventDestroy_v2", 0),
     SYM(cuEventRecord, "cuEventRecord", 0),

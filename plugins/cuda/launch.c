@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plugin.h"
 
@@ -218,22 +219,32 @@ static inline CUresult run(kc__cuda_state *s, const job *j, void **params) {
                                (unsigned)j->smem, s->cur->stream, params, NULL);
 }
 
-/* Waits until the last block of a reduction has written `done` (or the
- * stream has finished, or failed): polls the word, asking the stream every
- * 4096 polls, so that a kernel that faults is reported, not waited for. */
+/* How long a blocking reduction spins on its done word before it leaves
+ * the wait to the driver. */
+#define DONE_SPIN_NS 200000
+
+/* Waits for a reduction's result: spins on the word its last block writes
+ * after it (a short reduction's result is there within microseconds of
+ * the launch, sooner than the stream's end reaches the host), then, after
+ * DONE_SPIN_NS, waits for the stream as before, which also reports a
+ * kernel that faulted (and never wrote the word) and does not keep a CPU
+ * busy through a long kernel. */
 static int wait_done(kc__cuda_state *s, volatile unsigned *done) {
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   for (unsigned i = 1;; i++) {
     if (__atomic_load_n(done, __ATOMIC_ACQUIRE))
       return 0;
-    if (i % 4096 == 0) {
-      CUresult r = s->cu->cuStreamQuery(s->cur->stream);
-      if (r == CUDA_SUCCESS)
-        return 0;
-      if (r != CUDA_ERROR_NOT_READY)
-        return kc__cuda_fail(s, r, KC_EDEVICE,
-                             "waiting for a reduction's result");
+    if (i % 256 == 0) {
+      clock_gettime(CLOCK_MONOTONIC, &t);
+      if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >
+          DONE_SPIN_NS)
+        break;
     }
   }
+  CUresult r = s->cu->cuStreamSynchronize(s->cur->stream);
+  return r ? kc__cuda_fail(s, r, KC_EDEVICE, "waiting for a reduction's result")
+           : 0;
 }
 
 /* Reductions and scans: scratch, result, chunks, then one launch (two for

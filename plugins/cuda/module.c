@@ -73,8 +73,7 @@ static int module_load(kc__cuda_state *s, const kc_kernel_info *k,
   m->ptx = k->ptx;
   m->md_flags = strstr(k->ptx, KC_CUDA_MD_FLAGS_SYMBOL) != NULL;
   m->scan_tile = s->scan_onepass ? scan_tile(k->ptx) : 0;
-  m->result_done = strstr(k->ptx, KC_CUDA_RESULT_DONE_SYMBOL) != NULL &&
-                   cu->cuStreamQuery != NULL;
+  m->result_done = strstr(k->ptx, KC_CUDA_RESULT_DONE_SYMBOL) != NULL;
   r = strstr(k->ptx, KC_CUDA_STAGING_SYMBOL)
           ? cu->cuModuleGetGlobal(&m->staging, &m->staging_size, m->mod,
                                   KC_CUDA_STAGING_SYMBOL)
