@@ -250,6 +250,29 @@ __device__ __forceinline__ V kc__scan_lookback(const kc_cuda_args &a,
 static_assert(KC_CUDA_SCAN_RUNS >= 1 && KC_CUDA_SCAN_RUNS <= 32,
               "KC_CUDA_SCAN_RUNS must be 1 .. 32");
 
+/* A thread's runs in the spans of a single-pass scan's tile: R::run(f, i,
+ * ex[m]) for the KC_CUDA_ORDERED_RUN indices from lo + m * span, in each
+ * span m; `whole` (the tile is complete) leaves out every bounds test, so
+ * that the loads of all the spans can be in flight together (a test
+ * between them would make each wait for the one before, as in
+ * kc__run_k). */
+template <class R, class F, class V>
+__device__ __forceinline__ void kc__scan_spans(const F *f, kc_index lo,
+                                               kc_index span, kc_index te,
+                                               bool whole, V *ex) {
+  if (whole) {
+#pragma unroll
+    for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
+#pragma unroll
+      for (kc_index k = 0; k < KC_CUDA_ORDERED_RUN; k++)
+        R::run(f, lo + m * span + k, ex[m]);
+  } else {
+#pragma unroll
+    for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
+      kc__run_k<R>(f, lo + m * span, te, ex[m]);
+  }
+}
+
 template <class F, class V, class Op, class B> struct kc__scan_drv {
   /* The single pass (a.pass == 2): block k of the grid takes the k-th tile
    * to be claimed (a ticket at a.counter[1], so every tile before it
@@ -289,26 +312,13 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
     const unsigned lane = t & 31u, warp = t >> 5, mask = kc__warp_mask();
     const unsigned wn = kc__warp_lanes();
     V ex[KC_CUDA_SCAN_RUNS];
-    /* Every span's body runs first, then the shuffles; in a whole tile
-     * without a bounds test, so that the loads of all the spans can be in
-     * flight together (a test between them would make each wait for the
-     * one before, as in kc__run_k). */
+    /* Every span's body runs first, then the shuffles (kc__scan_spans). */
     const bool whole = te - tb == span * KC_CUDA_SCAN_RUNS;
 #pragma unroll
     for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
       Op::ident(&ex[m], a);
-    if (whole) {
-#pragma unroll
-      for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
-#pragma unroll
-        for (kc_index k = 0; k < K; k++)
-          kc__scan_total<B>::run(f, tb + m * span + (kc_index)t * K + k, ex[m]);
-    } else {
-#pragma unroll
-      for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
-        kc__run_k<kc__scan_total<B>>(f, tb + m * span + (kc_index)t * K, te,
-                                     ex[m]);
-    }
+    kc__scan_spans<kc__scan_total<B>>(f, tb + (kc_index)t * K, span, te, whole,
+                                      ex);
 #pragma unroll
     for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++) {
       V v = ex[m];
@@ -374,18 +384,8 @@ template <class F, class V, class Op, class B> struct kc__scan_drv {
       Op::join(&acc, &ex[m]);
       ex[m] = acc;
     }
-    if (whole) {
-#pragma unroll
-      for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
-#pragma unroll
-        for (kc_index k = 0; k < K; k++)
-          kc__scan_final<B>::run(f, tb + m * span + (kc_index)t * K + k, ex[m]);
-    } else {
-#pragma unroll
-      for (int m = 0; m < KC_CUDA_SCAN_RUNS; m++)
-        kc__run_k<kc__scan_final<B>>(f, tb + m * span + (kc_index)t * K, te,
-                                     ex[m]);
-    }
+    kc__scan_spans<kc__scan_final<B>>(f, tb + (kc_index)t * K, span, te, whole,
+                                      ex);
     if (t == 0 && atomicAdd(a.counter, 1u) == gridDim.x - 1) {
       a.counter[0] = 0;
       a.counter[1] = 0;
