@@ -94,10 +94,18 @@ template <class F, class V, class Op, class B> struct kc__reduce_drv {
        * so threads may cover interleaved indices: coalesced loads. */
       Op::ident(&acc, a);
       const kc_index stride = (kc_index)blockDim.x * gridDim.x;
+      /* Four strides a step, each index tested on its own: a body without
+       * branches becomes predicated code, so the four indices' loads are
+       * in flight together (a loop test between them would make each wait
+       * for the one before). */
       for (kc_index i =
                a.begin + (kc_index)blockIdx.x * blockDim.x + threadIdx.x;
-           i < a.end; i += stride)
-        B::run(f, i, acc);
+           i < a.end; i += 4 * stride) {
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+          if (i + k * stride < a.end)
+            B::run(f, i + k * stride, acc);
+      }
       acc = kc__warp_join<V, Op>(acc);
     } else {
       /* A custom join need only be associative: block b takes the chunk
