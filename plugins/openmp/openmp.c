@@ -19,10 +19,13 @@
 
 #include <kc/backend.h>
 
+struct team_arrival;
+
 typedef struct openmp_state {
   int nthreads;    /* the team size kc_host_launch is told */
   atomic_int busy; /* 1 while a launch owns the team */
   int scan_region; /* scans run in one region (see launch_in_region) */
+  struct team_arrival *arrived; /* its words, nthreads of them (busy) */
 } openmp_state;
 
 /* kc_host_launch() expects task(tid, n) once for every tid < n.  The
@@ -47,19 +50,25 @@ static void omp_fork_join(void *ctx, kc_host_task task, void *arg) {
  * for the whole launch: the master runs kc_host_launch() inside it, and
  * each parallel() call hands its task to the team, waiting on a generation
  * word (the task and argument share its cache line), and takes the team's
- * arrivals on a counter of its own line.  The waits are short (one task,
+ * arrivals from a word per thread, each on a line of its own (the master
+ * reads them all at once; a shared counter took the threads' increments
+ * one after another).  The waits are short (one task,
  * or the caller's prefix over nthreads values), so they spin, yielding
  * after a while.  `omp barrier`s in place of the word and counter cost
  * more than the second region saved.  With more threads than CPUs the
  * spinning starves the threads that have work (8 threads on 2 CPUs: 310 us
  * a scan against 142 us with two regions), and OMP_WAIT_POLICY=passive
  * asks for no spinning: then scans keep two regions. */
+typedef struct team_arrival {
+  _Alignas(64) atomic_uint done; /* the last generation this thread ran */
+} team_arrival;
+
 typedef struct team_call {
   _Alignas(64) atomic_uint gen; /* bumped for each call, and at the end */
   kc_host_task task;            /* NULL: the launch is over */
   void *arg;
   int n;
-  _Alignas(64) atomic_int arrived; /* threads other than the master done */
+  team_arrival *arrived; /* one per thread of the region */
 } team_call;
 
 static void spin_pause(unsigned *k) {
@@ -83,14 +92,15 @@ static void team_parallel(void *ctx, kc_host_task task, void *arg) {
   team_call *c = ctx;
   c->task = task;
   c->arg = arg;
-  /* Everyone arrived from the previous call before it returned. */
-  atomic_store_explicit(&c->arrived, 0, memory_order_relaxed);
-  atomic_fetch_add_explicit(&c->gen, 1, memory_order_release);
+  const unsigned g =
+      atomic_fetch_add_explicit(&c->gen, 1, memory_order_release) + 1;
   team_run(c);
-  const int others = omp_get_num_threads() - 1;
-  unsigned k = 0;
-  while (atomic_load_explicit(&c->arrived, memory_order_acquire) < others)
-    spin_pause(&k);
+  const int team = omp_get_num_threads();
+  for (int t = 1; t < team; t++) {
+    unsigned k = 0;
+    while (atomic_load_explicit(&c->arrived[t].done, memory_order_acquire) != g)
+      spin_pause(&k);
+  }
 }
 
 static void team_serve(team_call *c) {
@@ -102,14 +112,20 @@ static void team_serve(team_call *c) {
     if (!c->task)
       return;
     team_run(c);
-    atomic_fetch_add_explicit(&c->arrived, 1, memory_order_release);
+    atomic_store_explicit(&c->arrived[omp_get_thread_num()].done, g,
+                          memory_order_release);
   }
 }
 
-static int launch_in_region(int n, const kc_launch *l) {
-  team_call c = {.n = n};
+/* A launch in one region, on the state's arrival words (the caller owns
+ * the team: st->busy). */
+static int launch_in_region(openmp_state *st, const kc_launch *l) {
+  const int n = st->nthreads;
+  team_arrival *arrived = st->arrived;
+  for (int t = 0; t < n; t++)
+    atomic_store_explicit(&arrived[t].done, 0, memory_order_relaxed);
+  team_call c = {.n = n, .arrived = arrived};
   atomic_init(&c.gen, 0);
-  atomic_init(&c.arrived, 0);
   int rc = 0;
 #pragma omp parallel num_threads(n)
   {
@@ -184,6 +200,12 @@ static int openmp_init(void *state, const kc_backend_config *cfg) {
   const char *wait = getenv("OMP_WAIT_POLICY");
   st->scan_region = st->nthreads > 1 && st->nthreads <= kc_host_cpu_count() &&
                     !(wait && strcasecmp(wait, "passive") == 0);
+  st->arrived = NULL;
+  if (st->scan_region) {
+    st->arrived = aligned_alloc(64, sizeof *st->arrived * (size_t)st->nthreads);
+    if (!st->arrived)
+      st->scan_region = 0; /* scans take two regions */
+  }
 
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, openmp_atfork_register);
@@ -204,7 +226,9 @@ static int openmp_init(void *state, const kc_backend_config *cfg) {
 
 static void openmp_finalize(void *state) {
   /* The runtime's threads belong to the process, not to us. */
-  (void)state;
+  openmp_state *st = state;
+  free(st->arrived);
+  st->arrived = NULL;
 }
 
 static int openmp_info(void *state, kc_info *out) {
@@ -230,7 +254,7 @@ static int openmp_launch(void *state, const kc_launch *l) {
   int rc;
   if (st->scan_region && l->kernel->kind == KC_KERNEL_SCAN &&
       l->policy.end[0] > l->policy.begin[0]) {
-    rc = launch_in_region(st->nthreads, l);
+    rc = launch_in_region(st, l);
   } else {
     const kc_host_exec x = {omp_fork_join, &st->nthreads, st->nthreads};
     rc = kc_host_launch(&x, l);
