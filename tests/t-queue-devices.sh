@@ -9,21 +9,12 @@
 # a reason that names the variable.  SKIPs (77) where cuda cannot run, as
 # t-queue.cuda does.
 top=${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}
+. "${KC_TEST_SRCDIR:?}/cuda-env.sh"
 KC_BACKEND=cuda
-KC_CUDA_VIRTUAL_DEVICES=3
-export KC_BACKEND KC_CUDA_VIRTUAL_DEVICES
-./t-queue
-rc=$?
-test $rc -eq 0 || exit $rc
+export KC_BACKEND
+run_with KC_CUDA_VIRTUAL_DEVICES 3 t-queue
 fail=0
 for bad in 0 129 x 2x -1; do
-  out=$(KC_CUDA_VIRTUAL_DEVICES=$bad "$top/tools/kc-info" 2>&1)
-  if test $? -eq 0 || ! printf '%s\n' "$out" | grep -q "KC_CUDA_VIRTUAL_DEVICES=$bad is not a count"; then
-    echo "FAIL: KC_CUDA_VIRTUAL_DEVICES=$bad: kc-info did not refuse it by name:"
-    printf '%s\n' "$out" | head -n 5
-    fail=1
-  else
-    echo "ok: KC_CUDA_VIRTUAL_DEVICES=$bad refused"
-  fi
+  refused KC_CUDA_VIRTUAL_DEVICES $bad "KC_CUDA_VIRTUAL_DEVICES=$bad is not a count" || fail=1
 done
 exit $fail

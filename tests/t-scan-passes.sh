@@ -6,18 +6,10 @@
 # cuda unavailable with a reason naming the variable.  SKIPs (77) where
 # cuda cannot run, as t-scan.cuda does.
 top=${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}
+. "${KC_TEST_SRCDIR:?}/cuda-env.sh"
 KC_BACKEND=cuda
 export KC_BACKEND
 for t in t-scan cuda-launch; do
-  echo "--- KC_CUDA_SCAN=two ./$t"
-  KC_CUDA_SCAN=two ./$t
-  rc=$?
-  test $rc -eq 0 || exit $rc
+  run_with KC_CUDA_SCAN two $t
 done
-out=$(KC_CUDA_SCAN=three "$top/tools/kc-info" 2>&1)
-if test $? -eq 0 || ! printf '%s\n' "$out" | grep -q "KC_CUDA_SCAN=three; use one or two"; then
-  echo "FAIL: KC_CUDA_SCAN=three: kc-info did not refuse it by name:"
-  printf '%s\n' "$out" | head -n 5
-  exit 1
-fi
-echo "ok: KC_CUDA_SCAN=three refused"
+refused KC_CUDA_SCAN three "KC_CUDA_SCAN=three; use one or two"
