@@ -175,7 +175,7 @@ sanitize() {
   local -a entries=() exs=()
   for t in $(cuda_tests); do
     name=${t%.cuda}
-    case $name in cuda-fault | cuda-fault-reduce | tools-*) continue ;; esac # faults on purpose
+    case $name in cuda-fault | cuda-fault-reduce | cuda-fault-scan | tools-*) continue ;; esac # faults on purpose
     if test -n "$filter"; then
       case " $filter " in *" $name "*) ;; *) continue ;; esac
     fi
