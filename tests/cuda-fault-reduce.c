@@ -37,8 +37,8 @@ int main(void) {
   kc_xs good = {x, out, 0};
   for (int rep = 0; rep < 3; rep++) {
     int64_t s = -1;
-    KC_CHECK_OK(kc_parallel_scan(NULL, KC_TEST_KERNEL(kc_cuda_iscan), &p,
-                                 &good, sizeof good, &s));
+    KC_CHECK_OK(kc_parallel_scan(NULL, KC_TEST_KERNEL(kc_cuda_iscan), &p, &good,
+                                 sizeof good, &s));
     int64_t want = 0;
     for (kc_index i = 0; i < n; i++)
       want += i % 7;
