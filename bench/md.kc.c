@@ -16,30 +16,30 @@ KC_MDFOR(mdb_init, struct md_functor, f, (i, j),
 KC_MDFOR(mdb_fill, struct md_functor, f, (i, j), f->out[i * f->n + j] = f->c0)
 
 /* out[j][i] = in[i][j] over [0, n) x [0, n). */
-KC_MDFOR(mdb_transpose, struct md_functor, f, (i, j),
-         f->out[j * f->n + i] = f->in[i * f->n + j])
+/* The fields of struct md_functor, in and out restrict: on a GPU a
+ * thread's loads of its next points then go ahead of its stores. */
+#define MD_ARGS                                                                \
+  ((const double *restrict, in), (double *restrict, out), (int64_t, n),        \
+   (int64_t, ntiles), (double, c0), (double, c1))
+
+KC_MDFOR_ARGS(mdb_transpose, MD_ARGS, (i, j), out[j * n + i] = in[i * n + j])
 
 /* The stencil over the interior [1, n-1) x [1, n-1). */
-KC_MDFOR(mdb_stencil, struct md_functor, f, (i, j), {
-  const int64_t n = f->n, p = i * n + j;
-  const double *in = f->in;
-  f->out[p] =
-      f->c0 * in[p] + f->c1 * (in[p - n] + in[p + n] + in[p - 1] + in[p + 1]);
+KC_MDFOR_ARGS(mdb_stencil, MD_ARGS, (i, j), {
+  const int64_t p = i * n + j;
+  out[p] = c0 * in[p] + c1 * (in[p - n] + in[p + n] + in[p - 1] + in[p + 1]);
 })
 
 /* The transpose by tiles: team r moves tile (r / ntiles, r % ntiles) of
  * in, read by rows into scratch (rows of MD_PAD doubles), then, after the
  * barrier, written by rows of out, which are the tile's columns.  On a GPU
  * the lanes run along rows, so both global accesses are coalesced. */
-KC_TEAM(mdb_team_transpose, struct md_functor, f, team, {
-  const int64_t n = f->n;
+KC_TEAM_ARGS(mdb_team_transpose, MD_ARGS, team, {
   const kc_index r = kc_team_league_rank(team);
-  const int64_t i0 = r / f->ntiles * MD_TILE, j0 = r % f->ntiles * MD_TILE;
+  const int64_t i0 = r / ntiles * MD_TILE, j0 = r % ntiles * MD_TILE;
   const int64_t h = n - i0 < MD_TILE ? n - i0 : MD_TILE;
   const int64_t w = n - j0 < MD_TILE ? n - j0 : MD_TILE;
   double *t = (double *)kc_team_scratch(team, 0);
-  const double *in = f->in;
-  double *out = f->out;
   KC_TEAM_THREAD_FOR(team, y, 0, h, {
     KC_THREAD_VECTOR_FOR(team, x, 0, w,
                          t[y * MD_PAD + x] = in[(i0 + y) * n + j0 + x]);

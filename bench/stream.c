@@ -55,6 +55,7 @@ typedef struct opts {
   uint64_t elements;
   int runs;
   int use_float;
+  int plain; /* --plain: the kc kernels without restrict */
   const char *csv;
   int cuda_block;
   double pause_ms;
@@ -71,7 +72,7 @@ typedef struct side {
   double (*run)(struct side *s, int k); /* seconds for one launch */
 } side;
 
-static opts o = {1ull << 25, 100, 0, NULL, 1024, 10.0};
+static opts o = {1ull << 25, 100, 0, 0, NULL, 1024, 10.0};
 static size_t es; /* element size */
 
 /* ------------------------------------------------------------------ kc */
@@ -82,8 +83,8 @@ static struct stream_f32 fun32;
 
 static kc_kernel *kernel(const char *what) {
   char name[64];
-  snprintf(name, sizeof name, "stream_%s_%s", what,
-           o.use_float ? "f32" : "f64");
+  snprintf(name, sizeof name, "stream_%s_%s%s", what,
+           o.use_float ? "f32" : "f64", o.plain ? "_plain" : "");
   kc_kernel *k;
   BENCH_KC(kc_kernel_get(name, &k));
   return k;
@@ -441,7 +442,8 @@ static int validate(side *s, int on_device, gold g) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: %s [-s ELEMENTS] [-n RUNS] [--float] [--csv FILE]\n"
+          "usage: %s [-s ELEMENTS] [-n RUNS] [--float] [--plain] [--csv "
+          "FILE]\n"
           "  Measures the BabelStream kernels (Copy Mul Add Triad Dot "
           "Nstream) with kc\n"
           "  on KC_BACKEND and, in the same run, the hand-written "
@@ -451,6 +453,8 @@ static void usage(FILE *f) {
           "  -n, --numtimes N   runs per kernel, >= 2 (default 100); the "
           "first is warm-up\n"
           "  --float            single precision (default double)\n"
+          "  --plain            kc kernels whose arrays are not declared "
+          "restrict\n"
           "  --csv FILE         write the figures as CSV\n"
           "  --cuda-block N     threads per block of the CUDA baseline "
           "(default 1024)\n"
@@ -466,6 +470,7 @@ static void parse(int argc, char **argv) {
       {"arraysize", required_argument, NULL, 's'},
       {"numtimes", required_argument, NULL, 'n'},
       {"float", no_argument, NULL, 'f'},
+      {"plain", no_argument, NULL, 'P'},
       {"csv", required_argument, NULL, 'c'},
       {"cuda-block", required_argument, NULL, 'b'},
       {"pause-ms", required_argument, NULL, 'p'},
@@ -482,6 +487,9 @@ static void parse(int argc, char **argv) {
       break;
     case 'f':
       o.use_float = 1;
+      break;
+    case 'P':
+      o.plain = 1;
       break;
     case 'c':
       o.csv = optarg;
@@ -545,9 +553,11 @@ int main(int argc, char **argv) {
   printf("stream: kc %s on backend %s (%s), %d thread%s\n", kc_version(),
          info.backend, info.dev.name, info.num_threads,
          info.num_threads == 1 ? "" : "s");
-  printf("stream: %llu elements per array (%s), %.1f MB per array, %d runs\n",
+  printf("stream: %llu elements per array (%s), %.1f MB per array, %d runs; "
+         "kc kernels: %s\n",
          (unsigned long long)o.elements, o.use_float ? "float" : "double",
-         (double)(o.elements * es) * 1e-6, o.runs);
+         (double)(o.elements * es) * 1e-6, o.runs,
+         o.plain ? "plain pointers (--plain)" : "arrays declared restrict");
   fflush(stdout);
 
   kc_setup(&kc);

@@ -32,9 +32,10 @@
  * thread's vector lanes (on the host, one thread per team and a vectorised
  * loop per row).  A is CSR: rowptr (nrows + 1), col, val. */
 KC_TEAM_ARGS(cg_spmv,
-             ((const int32_t *, rowptr), (const int32_t *, col),
-              (const double *, val), (const double *, x), (double *, y),
-              (int64_t, nrows), (int64_t, rows_per_team)),
+             ((const int32_t *restrict, rowptr), (const int32_t *restrict, col),
+              (const double *restrict, val), (const double *restrict, x),
+              (double *restrict, y), (int64_t, nrows),
+              (int64_t, rows_per_team)),
              team, {
                const int64_t first = kc_team_league_rank(team) * rows_per_team;
                KC_TEAM_THREAD_FOR(team, r, 0, rows_per_team, {
@@ -53,8 +54,9 @@ KC_TEAM_ARGS(cg_spmv,
  * (-spmv row): on a GPU consecutive threads read consecutive runs of
  * `val` and `col`, which the cache serves. */
 KC_FOR_ARGS(cg_spmv_row,
-            ((const int32_t *, rowptr), (const int32_t *, col),
-             (const double *, val), (const double *, x), (double *, y)),
+            ((const int32_t *restrict, rowptr), (const int32_t *restrict, col),
+             (const double *restrict, val), (const double *restrict, x),
+             (double *restrict, y)),
             row, {
               double sum = 0;
               for (int32_t k = rowptr[row]; k < rowptr[row + 1]; k++)
@@ -66,15 +68,17 @@ KC_REDUCE_SUM_ARGS(cg_dot, ((const double *, x), (const double *, y)), i,
                    double, acc, acc += x[i] * y[i])
 
 KC_FOR_ARGS(cg_update,
-            ((double, alpha), (double *, x), (double *, r), (const double *, p),
-             (const double *, ap)),
+            ((double, alpha), (double *restrict, x), (double *restrict, r),
+             (const double *restrict, p), (const double *restrict, ap)),
             i, {
               x[i] += alpha * p[i];
               r[i] -= alpha * ap[i];
             })
 
-KC_FOR_ARGS(cg_xpby, ((double, beta), (double *, p), (const double *, r)), i,
-            p[i] = r[i] + beta * p[i])
+KC_FOR_ARGS(cg_xpby,
+            ((double, beta), (double *restrict, p),
+             (const double *restrict, r)),
+            i, p[i] = r[i] + beta * p[i])
 
 /* The same two updates with alpha and beta computed in the kernel from the
  * dot products the reductions left in device memory: s[0] = p.Ap, s[1 + c]
@@ -83,8 +87,9 @@ KC_FOR_ARGS(cg_xpby, ((double, beta), (double *, p), (const double *, r)), i,
  * reading any value between them.  The arithmetic is the host loop's:
  * alpha = rr / pAp, beta = rr_new / rr. */
 KC_FOR_ARGS(cg_update_s,
-            ((const double *, s), (int64_t, c), (double *, x), (double *, r),
-             (const double *, p), (const double *, ap)),
+            ((const double *, s), (int64_t, c), (double *restrict, x),
+             (double *restrict, r), (const double *restrict, p),
+             (const double *restrict, ap)),
             i, {
               const double alpha = s[1 + c] / s[0];
               x[i] += alpha * p[i];
@@ -92,16 +97,18 @@ KC_FOR_ARGS(cg_update_s,
             })
 
 KC_FOR_ARGS(cg_xpby_s,
-            ((const double *, s), (int64_t, c), (double *, p),
-             (const double *, r)),
+            ((const double *, s), (int64_t, c), (double *restrict, p),
+             (const double *restrict, r)),
             i, p[i] = r[i] + s[2 - c] / s[1 + c] * p[i])
 
 /* The row product fused with the dot product p.Ap that follows it (x is
  * p): a reduction that also writes y, so p and Ap are not read again.  The
  * sum is the one cg_dot computes, index by index. */
 KC_REDUCE_SUM_ARGS(cg_spmv_row_dot,
-                   ((const int32_t *, rowptr), (const int32_t *, col),
-                    (const double *, val), (const double *, x), (double *, y)),
+                   ((const int32_t *restrict, rowptr),
+                    (const int32_t *restrict, col),
+                    (const double *restrict, val), (const double *restrict, x),
+                    (double *restrict, y)),
                    row, double, acc, {
                      double sum = 0;
                      for (int32_t k = rowptr[row]; k < rowptr[row + 1]; k++)
@@ -113,8 +120,9 @@ KC_REDUCE_SUM_ARGS(cg_spmv_row_dot,
 /* cg_update_s fused with the dot product r.r that follows it: r is not
  * read again. */
 KC_REDUCE_SUM_ARGS(cg_update_dot,
-                   ((const double *, s), (int64_t, c), (double *, x),
-                    (double *, r), (const double *, p), (const double *, ap)),
+                   ((const double *, s), (int64_t, c), (double *restrict, x),
+                    (double *restrict, r), (const double *restrict, p),
+                    (const double *restrict, ap)),
                    i, double, acc, {
                      const double alpha = s[1 + c] / s[0];
                      x[i] += alpha * p[i];
@@ -123,8 +131,9 @@ KC_REDUCE_SUM_ARGS(cg_update_dot,
                    })
 
 KC_FOR_ARGS(cg_resid,
-            ((const double *, b), (const double *, ax), (double *, r)), i,
-            r[i] = b[i] - ax[i])
+            ((const double *restrict, b), (const double *restrict, ax),
+             (double *restrict, r)),
+            i, r[i] = b[i] - ax[i])
 
 /* The program.  examples/mpi reuses the kernels above: their code with
  * KC_KERNELS_ONLY defined, their argument structs and handles with

@@ -162,9 +162,16 @@
   } kc_args_##kname;                                                           \
   enum { kc__nargs_##kname = KC__NARGS(KC__AUNPAREN args) };
 
-/* The body with the arguments bound in front of it. */
+/* The body with the arguments bound in front of it (in the device pass
+ * outside the body's do/while, so that restrict arguments keep their
+ * meaning there: detail/kernel_cuda.h). */
+#ifdef KC__BODY_FRONT
+#define KC__ARGS_BODY(args, ...)                                               \
+  KC__BODY_FRONT(KC__MAP(KC__ARG_BIND, KC__AUNPAREN args)) __VA_ARGS__
+#else
 #define KC__ARGS_BODY(args, ...)                                               \
   KC__MAP(KC__ARG_BIND, KC__AUNPAREN args) __VA_ARGS__
+#endif
 
 #if defined(__CUDACC__) || defined(__CUDA_ARCH__)
 #define KC__ARGS_VALUE(kname, vtype)

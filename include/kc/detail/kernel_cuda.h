@@ -89,6 +89,16 @@
 
 #include <kc/detail/cuda_abi.h>
 
+/* C's `restrict`, in kernel bodies and in the argument types of the _ARGS
+ * forms, keeps its meaning here, where the file is compiled as C++: a
+ * pointer to const data declared restrict is read through the read-only
+ * data cache (ld.global.nc), and ptxas may then issue the loads of a
+ * thread's next indices before the stores of the one it is on
+ * (doc/kernels.md, "restrict").  Not a C++ keyword, so the name is free. */
+#ifndef restrict
+#define restrict __restrict__
+#endif
+
 /* The largest parameter block (kc_cuda_args + functor) an entry may take:
  * 32 764 bytes with CUDA >= 12.1 (sm_70+), 4 096 before.  A functor over
  * the limit gets a placeholder parameter (see above).  May be lowered with
@@ -153,6 +163,16 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
       } while (0);                                                             \
     }                                                                          \
   };
+
+/* Statements that run in front of the body, outside its do/while, when
+ * pasted at the start of a body (the _ARGS forms bind their arguments with
+ * it, kernel_args.h): nvcc forgets what `restrict` says of a pointer
+ * declared inside a loop, even one that runs once. */
+#define KC__BODY_FRONT(...)                                                    \
+  }                                                                            \
+  while (0)                                                                    \
+    ;                                                                          \
+  __VA_ARGS__ do {
 
 #define KC_FOR(name, ftype, f, i, ...)                                         \
   KC__BODY(name, (const ftype *f, kc_index i), ((void)0), __VA_ARGS__)         \
