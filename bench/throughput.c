@@ -48,7 +48,8 @@ static struct {
   const char *csv;
   int cuda_block;
   int cuda_3pass; /* scan: the three-kernel baseline, not the look-back */
-} o = {1000, 1000000000, 0.2, 5, NULL, 256, 0};
+  int plain;      /* scan: scan_sum_plain, without KC_LDG */
+} o = {1000, 1000000000, 0.2, 5, NULL, 256, 0, 0};
 
 static int host; /* host backend: OpenMP baseline, else CUDA */
 static int bad;  /* wrong results */
@@ -356,6 +357,8 @@ static void usage(FILE *f) {
           "  --cuda-3pass    scan: the three-kernel reduce-then-scan "
           "baseline in place\n"
           "                  of the single pass with look-back\n"
+          "  --plain         scan: the kc kernel without KC_LDG (x read as "
+          "any load)\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
           "77 backend absent.\n",
           prog,
@@ -372,6 +375,7 @@ int main(int argc, char **argv) {
       {"csv", required_argument, NULL, 'c'},
       {"cuda-block", required_argument, NULL, 'k'},
       {"cuda-3pass", no_argument, NULL, '3'},
+      {"plain", no_argument, NULL, 'p'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   int ch;
@@ -398,6 +402,9 @@ int main(int argc, char **argv) {
     case '3':
       o.cuda_3pass = 1;
       break;
+    case 'p':
+      o.plain = 1;
+      break;
     case 'h':
       usage(stdout);
       return 0;
@@ -417,7 +424,10 @@ int main(int argc, char **argv) {
   bench_init(prog, &info);
   host = bench_is_host_backend(&info);
   BENCH_KC(kc_kernel_get(BENCH_SCAN ? "scan_fill" : "reduce_fill", &k_fill));
-  BENCH_KC(kc_kernel_get(BENCH_SCAN ? "scan_sum" : "reduce_sum", &k_op));
+  BENCH_KC(kc_kernel_get(!BENCH_SCAN ? "reduce_sum"
+                         : o.plain   ? "scan_sum_plain"
+                                     : "scan_sum",
+                         &k_op));
 
   char why[512] = "";
   int have_base = 1;
@@ -456,6 +466,10 @@ int main(int argc, char **argv) {
   printf("%s: kc %s on backend %s (%s), %d thread%s\n", prog, kc_version(),
          info.backend, info.dev.name, info.num_threads,
          info.num_threads == 1 ? "" : "s");
+  if (BENCH_SCAN)
+    printf("%s: kc kernel: %s\n", prog,
+           o.plain ? "scan_sum_plain (x read as any load, --plain)"
+                   : "scan_sum (x read with KC_LDG)");
   printf("%s: baseline: %s\n", prog, have_base ? why : "none");
   printf("%s: %d sizes from %llu to %llu bytes, >= %.2f s and >= %d "
          "launches each\n",

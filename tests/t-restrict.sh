@@ -7,8 +7,10 @@
 # PTX kcc makes: the restrict for, MD and team kernels read their input
 # with ld.global.nc, the same kernels without restrict do not, and a
 # restrict pointer declared inside a plain KC_FOR body is not seen (the
-# documented limit; doc/kernels.md "restrict").  The kernels also run on
-# the host (gcc) with the same results as the plain ones.
+# documented limit; doc/kernels.md "restrict").  KC_LDG reads with
+# ld.global.nc in a reduction and a scan too, where restrict does not
+# reach.  The kernels also run on the host (gcc) with the same results as
+# the plain ones.
 # SKIP (77) for the PTX part when there is no PTX compiler.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
 
@@ -58,6 +60,25 @@ KC_FOR(body_r, xy, f, i, {
   y[i] = 2 * x[i];
 })
 
+KC_REDUCE_SUM_ARGS(sum_ldg, ARGS_P, i, double, acc, {
+  y[i] = 1;
+  acc += KC_LDG(&x[i]);
+})
+KC_REDUCE_SUM_ARGS(sum_p, ARGS_P, i, double, acc, {
+  y[i] = 1;
+  acc += x[i];
+})
+KC_SCAN_ARGS(scan_ldg, ARGS_P, i, double, acc, final, {
+  acc += KC_LDG(&x[i]);
+  if (final)
+    y[i] = acc;
+})
+KC_SCAN_ARGS(scan_p, ARGS_P, i, double, acc, final, {
+  acc += x[i];
+  if (final)
+    y[i] = acc;
+})
+
 #if !KC_DEVICE_PASS
 int main(void) {
   enum { N = 64 };
@@ -88,6 +109,17 @@ int main(void) {
   kc_run_for(team_p, kc_team_policy(N, KC_AUTO, 1), .x = x, .y = yp, .n = N);
   kc_fence();
   SAME("team")
+  double sr = 0, sp = 1;
+  kc_run_reduce(sum_ldg, kc_range(0, N * N), &sr, .x = x, .y = yr, .n = N);
+  kc_run_reduce(sum_p, kc_range(0, N * N), &sp, .x = x, .y = yp, .n = N);
+  if (sr != sp) {
+    printf("FAIL: sum: %g != %g\n", sr, sp);
+    bad = 1;
+  }
+  kc_run_scan(scan_ldg, kc_range(0, N * N), &sr, .x = x, .y = yr, .n = N);
+  kc_run_scan(scan_p, kc_range(0, N * N), &sp, .x = x, .y = yp, .n = N);
+  kc_fence();
+  SAME("scan")
   kc_finalize();
   if (!bad)
     printf("ok: restrict and plain kernels agree on the host\n");
@@ -128,6 +160,14 @@ for k in copy md team; do
     echo "ok: $k: restrict arguments: $r ld.global.nc; plain: none"
   else
     fail "$k: ld.global.nc in ${k}_r: $r (want > 0), in ${k}_p: $p (want 0)"
+  fi
+done
+for k in sum scan; do
+  l=$(nc ${k}_ldg) p=$(nc ${k}_p)
+  if test "$l" -gt 0 && test "$p" -eq 0; then
+    echo "ok: $k: KC_LDG: $l ld.global.nc; plain: none"
+  else
+    fail "$k: ld.global.nc in ${k}_ldg: $l (want > 0), in ${k}_p: $p (want 0)"
   fi
 done
 b=$(nc body_r)

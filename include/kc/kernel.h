@@ -223,6 +223,20 @@
  *       local array (a register).  Contents are uninitialised and do not
  *       survive the chunk.
  *
+ * Arrays that do not overlap (doc/kernels.md, "restrict"):
+ *
+ *   restrict on a pointer argument of an _ARGS form (below)
+ *       promises that, during the launch, what it reaches is reached
+ *       through no other pointer; for, MD and team kernels then read
+ *       const ones through the GPU's read-only path, which lets a thread's
+ *       next loads go ahead of its earlier stores.
+ *   KC_LDG(p)
+ *       the value *p, read through the read-only path on the GPU (CUDA's
+ *       __ldg; p a pointer to a scalar: integer, float or double); *p on
+ *       the host.  For any kernel kind, reductions and scans included,
+ *       where restrict does not reach.  *p must not change during the
+ *       launch (no index writes it, through any pointer).
+ *
  * Named arguments and one-line launches (<kc/kernel_args.h>, included
  * here): every kernel macro above has a form ending in _ARGS whose
  * arguments are a list of (type, name) pairs, used by name in the body;

@@ -99,6 +99,9 @@
 #define restrict __restrict__
 #endif
 
+/* A load through the read-only data path (kernel.h). */
+#define KC_LDG(p) __ldg(p)
+
 /* The largest parameter block (kc_cuda_args + functor) an entry may take:
  * 32 764 bytes with CUDA >= 12.1 (sm_70+), 4 096 before.  A functor over
  * the limit gets a placeholder parameter (see above).  May be lowered with

@@ -329,6 +329,9 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 
 /* ------------------------------------------------------- public macros */
 
+/* The host has no read-only data path (kernel.h). */
+#define KC_LDG(p) (*(p))
+
 #define KC_FOR(name, ftype, f, i, ...)                                         \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
