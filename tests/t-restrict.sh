@@ -14,13 +14,9 @@
 # SKIP (77) for the PTX part when there is no PTX compiler.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
 
-top_build=$KC_TEST_TOP_BUILDDIR
-top_src=$KC_TEST_TOP_SRCDIR
 KCC_INCLUDEDIR=
 export KCC_INCLUDEDIR
 unset KC_NVCCFLAGS KC_PTX_ARCH KCC_VERBOSE
-kcc=$top_build/tools/kcc
-inc="-I$top_src/include -I$top_build/include"
 
 fails=0
 fail() {
@@ -128,10 +124,13 @@ int main(void) {
 #endif
 K
 
-# 1. The host: restrict and plain kernels give the same results.
-if (cd "$work" && KC_NVCC= $kcc $inc k.kc.c -o k -L"$top_build/libkc/.libs" \
-  -lkc -Wl,-rpath,"$top_build/libkc/.libs") >"$work/cc.log" 2>&1; then
-  KC_BACKEND=serial "$work/k" || fail "the host run"
+# 1. The host: restrict and plain kernels give the same results (built
+# with the build's compiler and flags: a sanitizer build's too).
+if (cd "$work" && CC=$CC KC_NVCC= "$KCC" $KC_CPPFLAGS $KC_BUILD_CFLAGS \
+  -o k k.kc.c $KC_BUILD_LDFLAGS -L"$KC_LIBDIR" -lkc) >"$work/cc.log" 2>&1; then
+  KC_BACKEND=serial \
+    LD_LIBRARY_PATH=$KC_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+    "$work/k" || fail "the host run"
 else
   sed 's/^/#   /' "$work/cc.log"
   fail "kcc (host only) failed"
@@ -144,7 +143,8 @@ if test -z "$KC_NVCC" || ! command -v "$KC_NVCC" >/dev/null 2>&1; then
   test $fails -eq 0 && exit 77
   exit 1
 fi
-if ! $kcc --ptx $inc "$work/k.kc.c" -o "$work/k.ptx" >"$work/ptx.log" 2>&1; then
+if ! "$KCC" --ptx $KC_CPPFLAGS "$work/k.kc.c" -o "$work/k.ptx" \
+  >"$work/ptx.log" 2>&1; then
   sed 's/^/#   /' "$work/ptx.log"
   fail "kcc --ptx failed"
   exit 1
