@@ -6,11 +6,12 @@
  * boundary values, stored as CSR (6 on the diagonal, -1 for each
  * neighbour: symmetric positive definite); the right-hand side is 1
  * everywhere.  Each iteration is a sparse matrix-vector product (a team
- * per block of rows on host backends, a thread per row on a device;
- * -spmv team|row chooses), two dot products and two vector updates; the
- * row product carries the dot product p.Ap and the first update the new
- * r.r (reductions that also write), so an iteration is three kernels on a
- * device (four with the team product).  The dot products land in device memory
+ * per block of rows on host backends; on a device a thread per row, the
+ * matrix in an ELL layout as well; -spmv team|row|ell chooses), two dot
+ * products and two vector updates; the row and ELL products carry the dot
+ * product p.Ap and the first update the new r.r (reductions that also
+ * write), so an iteration is three kernels on a device (four with the team
+ * product).  The dot products land in device memory
  * and the updates read them there, so the host waits for the device only where
  * it tests for convergence: after every iteration by default, every K with
  * -check K (then up to K - 1 iterations more than needed are run).  At the end
@@ -22,7 +23,7 @@
  *
  *   kcc -O2 -o cg cg.kc.c $(pkg-config --cflags --libs kc) -lm
  *   KC_BACKEND=openmp ./cg [-n N] [-tol TOL] [-maxit K] [-check K]
- *                          [-spmv team|row]
+ *                          [-spmv team|row|ell]
  */
 #define KC_CHECK_EXIT
 #include <kc/kernel.h>
@@ -117,6 +118,27 @@ KC_REDUCE_SUM_ARGS(cg_spmv_row_dot,
                      acc += x[row] * sum;
                    })
 
+/* The same from an ELL layout (-spmv ell, the default on a device): the
+ * 7-point matrix has at most CG_ELL_WIDTH nonzeros a row; entry s of a row
+ * sits at s * nrows + row (column-major), a shorter row padded at its end
+ * with its own column and 0.  The neighbouring threads' s-th entries are
+ * then adjacent in memory (coalesced on a GPU), and the loop's count is a
+ * constant, so all of a row's loads of val and col are in flight at once.
+ * The sum runs over the same entries in the same order as the CSR forms'
+ * (a padding entry adds +0). */
+#define CG_ELL_WIDTH 7
+KC_REDUCE_SUM_ARGS(cg_spmv_ell_dot,
+                   ((const int32_t *, col), (const double *, val),
+                    (const double *restrict, x), (double *restrict, y),
+                    (int64_t, nrows)),
+                   row, double, acc, {
+                     double sum = 0;
+                     for (int q = 0; q < CG_ELL_WIDTH; q++)
+                       sum += val[q * nrows + row] * x[col[q * nrows + row]];
+                     y[row] = sum;
+                     acc += x[row] * sum;
+                   })
+
 /* cg_update_s fused with the dot product r.r that follows it: r is not
  * read again. */
 KC_REDUCE_SUM_ARGS(cg_update_dot,
@@ -170,10 +192,13 @@ typedef struct csr {
   int64_t nrows;
 } csr;
 
-static int spmv_rows = -1; /* -spmv row: cg_spmv_row; -1: by backend */
+/* -spmv: the team product, the row product (CSR) or the ELL one; -1: by
+ * backend. */
+enum { SPMV_TEAM, SPMV_ROW, SPMV_ELL };
+static int spmv_form = -1;
 
 static void spmv(const csr *a, const double *x, double *y) {
-  if (spmv_rows) {
+  if (spmv_form != SPMV_TEAM) {
     kc_run_for(cg_spmv_row, kc_range(0, a->nrows), .rowptr = a->rowptr,
                .col = a->col, .val = a->val, .x = x, .y = y);
     return;
@@ -198,11 +223,15 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[a], "-check") && a + 1 < argc)
       check = atoll(argv[++a]);
     else if (!strcmp(argv[a], "-spmv") && a + 1 < argc &&
-             (!strcmp(argv[a + 1], "row") || !strcmp(argv[a + 1], "team")))
-      spmv_rows = !strcmp(argv[++a], "row");
-    else {
+             (!strcmp(argv[a + 1], "row") || !strcmp(argv[a + 1], "team") ||
+              !strcmp(argv[a + 1], "ell"))) {
+      a++;
+      spmv_form = !strcmp(argv[a], "team")  ? SPMV_TEAM
+                  : !strcmp(argv[a], "row") ? SPMV_ROW
+                                            : SPMV_ELL;
+    } else {
       fprintf(stderr, "usage: cg [-n N] [-tol TOL] [-maxit K] [-check K] "
-                      "[-spmv team|row]\n");
+                      "[-spmv team|row|ell]\n");
       return 2;
     }
   }
@@ -213,12 +242,14 @@ int main(int argc, char **argv) {
 
   kc_init();
   printf("backend: %s\n", kc_backend_name());
-  if (spmv_rows < 0) {
-    /* The row form on a device (where it is the faster: doc/benchmarks.md),
+  if (spmv_form < 0) {
+    /* The ELL form on a device (where it is the fastest: doc/benchmarks.md),
      * the team form on host backends. */
     kc_info info = {.struct_size = sizeof info};
     kc_get_info(&info);
-    spmv_rows = (info.spaces & (1u << KC_SPACE_DEVICE)) && info.device >= 0;
+    spmv_form = (info.spaces & (1u << KC_SPACE_DEVICE)) && info.device >= 0
+                    ? SPMV_ELL
+                    : SPMV_TEAM;
   }
 
   /* The 7-point Laplacian as CSR, rows in (i, j, k) order, k fastest. */
@@ -254,6 +285,29 @@ int main(int argc, char **argv) {
       }
   rowptr[rows] = (int32_t)nnz;
 
+  /* The same matrix in the ELL layout (cg_spmv_ell_dot), for -spmv ell. */
+  int32_t *ell_col = NULL;
+  double *ell_val = NULL;
+  if (spmv_form == SPMV_ELL) {
+    const size_t ne = (size_t)rows * CG_ELL_WIDTH;
+    int32_t *ec = malloc(ne * sizeof *ec);
+    double *ev = malloc(ne * sizeof *ev);
+    if (!ec || !ev) {
+      fprintf(stderr, "cg: out of memory\n");
+      return 1;
+    }
+    for (int64_t row = 0; row < rows; row++)
+      for (int64_t q = 0; q < CG_ELL_WIDTH; q++) {
+        const int64_t e = rowptr[row] + q, at = q * rows + row;
+        ec[at] = e < rowptr[row + 1] ? col[e] : (int32_t)row;
+        ev[at] = e < rowptr[row + 1] ? val[e] : 0.0;
+      }
+    ell_col = upload(ec, ne * sizeof *ec, "ell col");
+    ell_val = upload(ev, ne * sizeof *ev, "ell val");
+    free(ec);
+    free(ev);
+  }
+
   const size_t vbytes = (size_t)rows * sizeof(double);
   const csr a = {upload(rowptr, (size_t)(rows + 1) * sizeof *rowptr, "rowptr"),
                  upload(col, (size_t)nnz * sizeof *col, "col"),
@@ -278,7 +332,10 @@ int main(int argc, char **argv) {
   while (it < maxit && sqrt(rr) / bnorm >= tol) {
     /* Ap and p.Ap, x and r and the new r.r, then p: three kernels with the
      * row product, four with the team one. */
-    if (spmv_rows) {
+    if (spmv_form == SPMV_ELL) {
+      kc_run_reduce(cg_spmv_ell_dot, all, &s[0], .col = ell_col, .val = ell_val,
+                    .x = p, .y = ap, .nrows = rows);
+    } else if (spmv_form == SPMV_ROW) {
       kc_run_reduce(cg_spmv_row_dot, all, &s[0], .rowptr = a.rowptr,
                     .col = a.col, .val = a.val, .x = p, .y = ap);
     } else {
@@ -306,15 +363,23 @@ int main(int argc, char **argv) {
   for (int64_t q = 0; q < rows; q++)
     sum += hx[q];
 
-  /* Bytes per iteration, as the kernels run: spmv (values, columns, row
-   * pointers, x once (reused from cache), y), then the team form's dot
-   * p.Ap (the row form's is fused: p[row] was just read), the update (reads
-   * x r p Ap, writes x r; r.r fused), xpby (reads r p, writes p). */
-  const double bytes_it = (double)nnz * 12 + (double)(rows + 1) * 4 +
-                          (double)rows * 8 * (2 + (spmv_rows ? 0 : 2) + 6 + 3);
+  /* Bytes per iteration, as the kernels run: spmv (values and columns,
+   * the CSR forms' row pointers, the ELL form's padding entries too; x
+   * once (reused from cache), y), then the team form's dot p.Ap (the row
+   * and ELL forms' is fused: p[row] was just read), the update (reads x r p
+   * Ap, writes x r; r.r fused), xpby (reads r p, writes p). */
+  const double matrix_bytes = spmv_form == SPMV_ELL
+                                  ? (double)rows * CG_ELL_WIDTH * 12
+                                  : (double)nnz * 12 + (double)(rows + 1) * 4;
+  const double bytes_it =
+      matrix_bytes +
+      (double)rows * 8 * (2 + (spmv_form == SPMV_TEAM ? 2 : 0) + 6 + 3);
   const int converged = resid < tol * 10 && it < maxit;
   printf("grid: %lld^3, %lld rows, %lld nonzeros\n", (long long)n,
          (long long)rows, (long long)nnz);
+  printf("spmv: %s\n", spmv_form == SPMV_TEAM  ? "team (CSR)"
+                       : spmv_form == SPMV_ROW ? "row (CSR)"
+                                               : "ell");
   printf("iterations: %lld\n", (long long)it);
   printf("residual: %.3e (tolerance %.1e)%s\n", resid, tol,
          converged ? "" : " NOT CONVERGED");
@@ -327,6 +392,8 @@ int main(int argc, char **argv) {
   kc_free((void *)a.rowptr);
   kc_free((void *)a.col);
   kc_free((void *)a.val);
+  kc_free(ell_col);
+  kc_free(ell_val);
   kc_free(b);
   kc_free(r);
   kc_free(p);
