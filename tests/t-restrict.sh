@@ -154,21 +154,20 @@ nc() {
   awk -v e="$1__kcp(" 'index($0, ".entry " e) { on = 1 } on && /^}/ { on = 0 }
     on && /ld\.global\.nc/ { n++ } END { print n + 0 }' "$work/k.ptx"
 }
-for k in copy md team; do
-  r=$(nc ${k}_r) p=$(nc ${k}_p)
-  if test "$r" -gt 0 && test "$p" -eq 0; then
-    echo "ok: $k: restrict arguments: $r ld.global.nc; plain: none"
+# reads_nc KERNEL PLAIN WHAT: KERNEL reads with ld.global.nc, PLAIN does not.
+reads_nc() {
+  w=$(nc "$1") p=$(nc "$2")
+  if test "$w" -gt 0 && test "$p" -eq 0; then
+    echo "ok: $1: $3: $w ld.global.nc; $2: none"
   else
-    fail "$k: ld.global.nc in ${k}_r: $r (want > 0), in ${k}_p: $p (want 0)"
+    fail "ld.global.nc in $1 ($3): $w (want > 0), in $2: $p (want 0)"
   fi
+}
+for k in copy md team; do
+  reads_nc ${k}_r ${k}_p "restrict arguments"
 done
 for k in sum scan; do
-  l=$(nc ${k}_ldg) p=$(nc ${k}_p)
-  if test "$l" -gt 0 && test "$p" -eq 0; then
-    echo "ok: $k: KC_LDG: $l ld.global.nc; plain: none"
-  else
-    fail "$k: ld.global.nc in ${k}_ldg: $l (want > 0), in ${k}_p: $p (want 0)"
-  fi
+  reads_nc ${k}_ldg ${k}_p KC_LDG
 done
 b=$(nc body_r)
 if test "$b" -eq 0; then
