@@ -400,8 +400,32 @@ __device__ __forceinline__ V kc__vector_exscan(V v, V *total) {
  * goes to a.partials[b]; the last block to finish joins the partials in
  * block order and stores the result. */
 template <class V, class Op>
+__device__ __forceinline__ void kc__store_total(const kc_cuda_args &a,
+                                                const V &acc) {
+  kc__store_result((V *)a.result, acc);
+  if (a.flags & KC_CUDA_RESULT_DONE) {
+    /* The host waits on this word, after the value: every block's work is
+     * done (they all passed kc__last_block, or there is one block). */
+    __threadfence_system();
+    *(volatile unsigned *)((char *)a.result + KC_CUDA_RESULT_DONE_AT(V)) = 1u;
+  }
+}
+
+template <class V, class Op>
 __device__ __forceinline__ void kc__reduce_finish(const kc_cuda_args &a, V v) {
   const unsigned tid = kc__tid(), nt = kc__nthreads();
+  if (gridDim.x == 1) {
+    /* One block (a small range): its value is the total; no partial, no
+     * fence, no counter.  Joined onto the identity as the partials are,
+     * so the result is the same bits. */
+    if (tid == 0 && a.result) {
+      V acc;
+      Op::ident(&acc, a);
+      Op::join(&acc, &v);
+      kc__store_total<V, Op>(a, acc);
+    }
+    return;
+  }
   if (tid == 0)
     ((V *)a.partials)[blockIdx.x] = v;
   if (!kc__last_block(a.counter))
@@ -416,16 +440,8 @@ __device__ __forceinline__ void kc__reduce_finish(const kc_cuda_args &a, V v) {
   }
   acc = kc__block_join<V, Op>(acc, 1);
   if (tid == 0) {
-    if (a.result) {
-      kc__store_result((V *)a.result, acc);
-      if (a.flags & KC_CUDA_RESULT_DONE) {
-        /* The host waits on this word, after the value: every block's
-         * work is done (they all passed kc__last_block). */
-        __threadfence_system();
-        *(volatile unsigned *)((char *)a.result + KC_CUDA_RESULT_DONE_AT(V)) =
-            1u;
-      }
-    }
+    if (a.result)
+      kc__store_total<V, Op>(a, acc);
     *a.counter = 0;
   }
 }
