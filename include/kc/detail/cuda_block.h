@@ -399,7 +399,7 @@ __device__ __forceinline__ V kc__vector_exscan(V v, V *total) {
 /* The end of every reduction (1-D, MD, team): block b's value (in every thread)
  * goes to a.partials[b]; the last block to finish joins the partials in
  * block order and stores the result. */
-template <class V, class Op>
+template <class V>
 __device__ __forceinline__ void kc__store_total(const kc_cuda_args &a,
                                                 const V &acc) {
   kc__store_result((V *)a.result, acc);
@@ -422,7 +422,7 @@ __device__ __forceinline__ void kc__reduce_finish(const kc_cuda_args &a, V v) {
       V acc;
       Op::ident(&acc, a);
       Op::join(&acc, &v);
-      kc__store_total<V, Op>(a, acc);
+      kc__store_total<V>(a, acc);
     }
     return;
   }
@@ -441,7 +441,7 @@ __device__ __forceinline__ void kc__reduce_finish(const kc_cuda_args &a, V v) {
   acc = kc__block_join<V, Op>(acc, 1);
   if (tid == 0) {
     if (a.result)
-      kc__store_total<V, Op>(a, acc);
+      kc__store_total<V>(a, acc);
     *a.counter = 0;
   }
 }
