@@ -67,6 +67,10 @@ int bench_cuda_open(bench_cuda *cu, int device, const char *ptx, char *why,
   LOAD(cuEventRecord, NULL);
   LOAD(cuFuncGetAttribute, NULL);
   LOAD(cuOccupancyMaxActiveBlocksPerMultiprocessor, NULL);
+  LOAD(cuDeviceGetCount, NULL);
+  LOAD(cuDeviceCanAccessPeer, NULL);
+  LOAD(cuCtxEnablePeerAccess, NULL);
+  LOAD(cuMemcpyPeerAsync, NULL);
 #undef LOAD
   if (missing) {
     snprintf(why, whylen, "libcuda.so.1 lacks a Driver API entry point");

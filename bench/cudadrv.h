@@ -59,6 +59,12 @@ typedef struct bench_cuda {
   CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
                                                           int, size_t);
+  /* Several devices (bench/devices). */
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceCanAccessPeer)(int *, CUdevice, CUdevice);
+  CUresult (*cuCtxEnablePeerAccess)(CUcontext, unsigned);
+  CUresult (*cuMemcpyPeerAsync)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext,
+                                size_t, CUstream);
 } bench_cuda;
 
 /* Opens the driver, retains device `device`'s primary context (the one the
