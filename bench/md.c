@@ -17,6 +17,11 @@
  *            The transpose reads in[i][j] and writes out[j][i], so one of
  *            the two is strided whichever index is fastest; the stencil is
  *            contiguous with the last index fastest.
+ * strips     (the stencil only) the hand-written strip kernel's algorithm
+ *            as an MD range (mdb_stencil_strip): point (s, j) is column j
+ *            of the s-th strip of 8 interior rows, walked down with the
+ *            rows above and below in registers; tiles of 8 strips x 32
+ *            columns and the backend's choice.
  * team       a KC_TEAM kernel, one team per 32 x 32 tile, 8 threads of 32
  *            lanes (a 32 x 8 block on a GPU; one thread with one lane on a
  *            host backend), the tile staged in level-0 scratch (transpose:
@@ -77,6 +82,7 @@ KC_KERNEL_DECLARE(mdb_init);
 KC_KERNEL_DECLARE(mdb_fill);
 KC_KERNEL_DECLARE(mdb_transpose);
 KC_KERNEL_DECLARE(mdb_stencil);
+KC_KERNEL_DECLARE(mdb_stencil_strip);
 KC_KERNEL_DECLARE(mdb_team_transpose);
 KC_KERNEL_DECLARE(mdb_team_stencil);
 KC_KERNEL_DECLARE(mdb_team_bands);
@@ -111,9 +117,11 @@ typedef struct opts {
 
 typedef struct variant {
   int kind;
-  int tile; /* MD: MD_TILE, or 0: the backend's choice */
-  int left; /* MD: the first index fastest */
-  int base; /* V_BASE: which; V_BANDS: the team size */
+  int tile;  /* MD: MD_TILE, or 0: the backend's choice */
+  int left;  /* MD: the first index fastest */
+  int strip; /* MD, the stencil: by strips of MD_STRIP rows (tile: MD_STRIP
+                strips x MD_TILE columns, or 0) */
+  int base;  /* V_BASE: which; V_BANDS: the team size */
   const char *id, *label;
   double *t; /* --reps samples, seconds per launch */
   double med, min;
@@ -171,6 +179,16 @@ static void kc_launch(ctx *x, problem *p, const variant *v, double *out) {
     kc_policy pol = kc_team_policy(league, MD_TEAM_THREADS, MD_TEAM_LANES);
     BENCH_KC(kc_policy_set_scratch(&pol, 0, p->scratch, 0));
     BENCH_KC(kc_parallel_for(p->name, p->team, &pol, &f, sizeof f));
+    return;
+  }
+  if (v->strip) {
+    /* Strip s of the interior's rows by its columns. */
+    const kc_index lo[2] = {0, p->lo},
+                   hi[2] = {(p->hi - p->lo + MD_STRIP - 1) / MD_STRIP, p->hi};
+    const kc_index tile[2] = {MD_STRIP, MD_TILE};
+    kc_policy pol = kc_mdrange(2, lo, hi, v->tile ? tile : NULL);
+    BENCH_KC(kc_parallel_for(p->name, KC_KERNEL(mdb_stencil_strip), &pol, &f,
+                             sizeof f));
     return;
   }
   const kc_index lo[2] = {p->lo, p->lo}, hi[2] = {p->hi, p->hi};
@@ -420,9 +438,10 @@ static void table(ctx *x, const problem *p, FILE *csv) {
               v->kind == V_MD                           ? "md"
               : v->kind == V_TEAM || v->kind == V_BANDS ? "team"
                                                         : "baseline",
-              v->kind == V_TEAM || v->tile ? "32x32"
-              : v->kind == V_MD            ? "auto"
-                                           : "",
+              v->strip && v->tile            ? "8x32"
+              : v->kind == V_TEAM || v->tile ? "32x32"
+              : v->kind == V_MD              ? "auto"
+                                             : "",
               v->kind != V_MD ? ""
               : v->left       ? "left"
                               : "right",
@@ -486,6 +505,11 @@ static void problems(ctx *x, problem *p) {
   s->scratch = MD_HALO * MD_HALO * sizeof(double);
   s->target_md = 0.95;
   add_md(s);
+  add(s, V_MD, MD_STRIP, 0, 0, "md-strip-8x32",
+      "MD range, 8-row strips, tile 8x32");
+  s->v[s->nv - 1].strip = 1;
+  add(s, V_MD, 0, 0, 0, "md-strip-auto", "MD range, 8-row strips, tile NULL");
+  s->v[s->nv - 1].strip = 1;
   add(s, V_TEAM, 0, 0, 0, "team",
       "team, 34x34 tile+halo in level-0 scratch, 8x32");
   if (x->host) {
@@ -503,7 +527,8 @@ static void problems(ctx *x, problem *p) {
         "CUDA, 8-row strip per thread, 32x8 blocks");
   }
   for (int q = 0; q < P_COUNT; q++) {
-    if (!p[q].md || !p[q].team || !KC_KERNEL(mdb_team_bands))
+    if (!p[q].md || !p[q].team || !KC_KERNEL(mdb_team_bands) ||
+        !KC_KERNEL(mdb_stencil_strip))
       bench_die(prog, "the kernels of md.kc.c are not registered");
     for (int k = 0; k < p[q].nv; k++) {
       p[q].v[k].t = calloc((size_t)x->o.reps, sizeof(double));

@@ -11,6 +11,10 @@
 /* A transpose tile's row in scratch: one pad column, so that reading the
  * tile by columns hits distinct shared-memory banks. */
 #define MD_PAD (MD_TILE + 1)
+/* Rows of a strip: the MD-range strip stencil's (md.kc.c's
+ * mdb_stencil_strip) and the hand-written one's (baseline.cu's
+ * MDB_STRIP). */
+#define MD_STRIP 8
 /* A stencil tile's row in scratch, with its halo on both sides. */
 #define MD_HALO (MD_TILE + 2)
 /* The team kernels' shape on a GPU: MD_TEAM_LANES lanes (threadIdx.x)

@@ -30,6 +30,35 @@ KC_MDFOR_ARGS(mdb_stencil, MD_ARGS, (i, j), {
   out[p] = c0 * in[p] + c1 * (in[p - n] + in[p + n] + in[p - 1] + in[p + 1]);
 })
 
+/* The stencil by strips of MD_STRIP rows, the algorithm of the
+ * hand-written strip kernel (baseline.cu) as an MD range: point (s, j)
+ * computes column j of interior rows [1 + s MD_STRIP, 1 + (s + 1)
+ * MD_STRIP), walking down the strip with the rows above and below in
+ * registers, so each point loads one value from above or below instead of
+ * three.  The same arithmetic, in the same order, as mdb_stencil. */
+KC_MDFOR_ARGS(mdb_stencil_strip, MD_ARGS, (s, j), {
+  const int64_t i0 = 1 + s * MD_STRIP;
+  const double *p = in + i0 * n + j;
+  double *q = out + i0 * n + j;
+  double up = p[-n], c = p[0];
+  const int64_t rows = n - 1 - i0 < MD_STRIP ? n - 1 - i0 : MD_STRIP;
+  if (rows == MD_STRIP) {
+    for (int k = 0; k < MD_STRIP; k++) {
+      const double dn = p[(k + 1) * n];
+      q[k * n] = c0 * c + c1 * (up + dn + p[k * n - 1] + p[k * n + 1]);
+      up = c;
+      c = dn;
+    }
+  } else {
+    for (int64_t k = 0; k < rows; k++) {
+      const double dn = p[(k + 1) * n];
+      q[k * n] = c0 * c + c1 * (up + dn + p[k * n - 1] + p[k * n + 1]);
+      up = c;
+      c = dn;
+    }
+  }
+})
+
 /* The transpose by tiles: team r moves tile (r / ntiles, r % ntiles) of
  * in, read by rows into scratch (rows of MD_PAD doubles), then, after the
  * barrier, written by rows of out, which are the tile's columns.  On a GPU
