@@ -396,9 +396,8 @@ __device__ __forceinline__ V kc__vector_exscan(V v, V *total) {
   return x == 0 ? (V)0 : ex;
 }
 
-/* The end of every reduction (1-D, MD, team): block b's value (in every thread)
- * goes to a.partials[b]; the last block to finish joins the partials in
- * block order and stores the result. */
+/* Stores a reduction's total at a.result, then, when the host waits on it,
+ * the done word after it (one thread). */
 template <class V>
 __device__ __forceinline__ void kc__store_total(const kc_cuda_args &a,
                                                 const V &acc) {
@@ -411,6 +410,9 @@ __device__ __forceinline__ void kc__store_total(const kc_cuda_args &a,
   }
 }
 
+/* The end of every reduction (1-D, MD, team): block b's value (in every thread)
+ * goes to a.partials[b]; the last block to finish joins the partials in
+ * block order and stores the result. */
 template <class V, class Op>
 __device__ __forceinline__ void kc__reduce_finish(const kc_cuda_args &a, V v) {
   const unsigned tid = kc__tid(), nt = kc__nthreads();
