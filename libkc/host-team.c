@@ -407,9 +407,11 @@ static void member_task(int tid, int nt, void *arg) {
       team_wait(lead, t->size);
     }
   } else if (team_join(lead)) {
-    kc__self.kernel++; /* kernel code (host-engine.c's task() marks leaders) */
+    /* Kernel code (host-engine.c's task() marks leaders). */
+    kc__thread *self = kc__self_ref();
+    self->kernel++;
     follower(t->arg, t, lead, lead + rank);
-    kc__self.kernel--;
+    self->kernel--;
   }
 }
 

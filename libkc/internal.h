@@ -133,6 +133,18 @@ typedef struct kc__thread {
 } kc__thread;
 extern __thread kc__thread kc__self KC__HIDDEN;
 
+/* The calling thread's record, looked up once.  Each access to a
+ * thread-local variable of a shared library is a __tls_get_addr call, and
+ * GCC makes that call again for every access rather than keep the address
+ * in a register across a call (three calls for an increment and a
+ * decrement around one); the empty asm hides where the pointer came from,
+ * so it is kept. */
+static inline kc__thread *kc__self_ref(void) {
+  kc__thread *p = &kc__self;
+  __asm__("" : "+r"(p));
+  return p;
+}
+
 /* The error for a kc call that cannot be made from inside a kernel or a
  * backend slot (kc__self.kernel set). */
 int kc__nested(const char *fn) KC__HIDDEN;
