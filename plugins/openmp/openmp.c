@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -26,6 +27,7 @@ typedef struct openmp_state {
   atomic_int busy; /* 1 while a launch owns the team */
   int scan_region; /* scans run in one region (see launch_in_region) */
   struct team_arrival *arrived; /* its words, nthreads of them (busy) */
+  uint64_t gen; /* the last generation a region published (busy) */
 } openmp_state;
 
 /* kc_host_launch() expects task(tid, n) once for every tid < n.  The
@@ -60,14 +62,18 @@ static void omp_fork_join(void *ctx, kc_host_task task, void *arg) {
  * a scan against 142 us with two regions), and OMP_WAIT_POLICY=passive
  * asks for no spinning: then scans keep two regions. */
 typedef struct team_arrival {
-  _Alignas(64) atomic_uint done; /* the last generation this thread ran */
+  _Alignas(64) _Atomic uint64_t done; /* the last generation this thread ran */
 } team_arrival;
 
+/* Generations count on from launch to launch (openmp_state.gen), so the
+ * arrival words, which hold the last one each thread ran, need no reset
+ * (a store to every thread's line) before a region; 64 bits never wrap. */
 typedef struct team_call {
-  _Alignas(64) atomic_uint gen; /* bumped for each call, and at the end */
-  kc_host_task task;            /* NULL: the launch is over */
+  _Alignas(64) _Atomic uint64_t gen; /* bumped for each call, and at the end */
+  kc_host_task task;                 /* NULL: the launch is over */
   void *arg;
   int n;
+  uint64_t last;         /* the team leaves once it ran this generation */
   team_arrival *arrived; /* one per thread of the region */
 } team_call;
 
@@ -90,9 +96,17 @@ static void team_run(const team_call *c) {
 /* kc_host_exec.parallel inside the region: called by the master only. */
 static void team_parallel(void *ctx, kc_host_task task, void *arg) {
   team_call *c = ctx;
+  if (atomic_load_explicit(&c->gen, memory_order_relaxed) >= c->last) {
+    /* More calls than a scan makes: the team has left, so the master runs
+     * every task itself (correct, and never taken while kc_host_launch
+     * makes a scan's two calls). */
+    for (int tid = 0; tid < c->n; tid++)
+      task(tid, c->n, arg);
+    return;
+  }
   c->task = task;
   c->arg = arg;
-  const unsigned g =
+  const uint64_t g =
       atomic_fetch_add_explicit(&c->gen, 1, memory_order_release) + 1;
   team_run(c);
   const int team = omp_get_num_threads();
@@ -103,9 +117,16 @@ static void team_parallel(void *ctx, kc_host_task task, void *arg) {
   }
 }
 
-static void team_serve(team_call *c) {
-  for (unsigned seen = 0;;) {
-    unsigned g, k = 0;
+/* A worker runs each call the master publishes, and leaves after the
+ * last one a scan makes (team_call.last) or at the end of the launch
+ * (task NULL, for a launch that stopped after its first call).  Leaving
+ * without waiting for the end's generation sends the worker on to the
+ * region's closing barrier while the master still collects the arrivals:
+ * a broadcast less a scan. */
+static void team_serve(team_call *c, uint64_t seen) {
+  for (;;) {
+    uint64_t g;
+    unsigned k = 0;
     while ((g = atomic_load_explicit(&c->gen, memory_order_acquire)) == seen)
       spin_pause(&k);
     seen = g;
@@ -114,6 +135,8 @@ static void team_serve(team_call *c) {
     team_run(c);
     atomic_store_explicit(&c->arrived[omp_get_thread_num()].done, g,
                           memory_order_release);
+    if (g == c->last)
+      return;
   }
 }
 
@@ -121,23 +144,26 @@ static void team_serve(team_call *c) {
  * the team: st->busy). */
 static int launch_in_region(openmp_state *st, const kc_launch *l) {
   const int n = st->nthreads;
-  team_arrival *arrived = st->arrived;
-  for (int t = 0; t < n; t++)
-    atomic_store_explicit(&arrived[t].done, 0, memory_order_relaxed);
-  team_call c = {.n = n, .arrived = arrived};
-  atomic_init(&c.gen, 0);
+  const uint64_t g0 = st->gen;
+  /* kc_host_launch makes two parallel() calls for a scan of at least one
+   * index: its passes, the caller's prefix in between. */
+  team_call c = {.n = n, .arrived = st->arrived, .last = g0 + 2};
+  atomic_init(&c.gen, g0);
   int rc = 0;
 #pragma omp parallel num_threads(n)
   {
     if (omp_get_thread_num() == 0) {
       const kc_host_exec x = {team_parallel, &c, n};
       rc = kc_host_launch(&x, l);
-      c.task = NULL;
-      atomic_fetch_add_explicit(&c.gen, 1, memory_order_release);
+      if (atomic_load_explicit(&c.gen, memory_order_relaxed) < c.last) {
+        c.task = NULL;
+        atomic_fetch_add_explicit(&c.gen, 1, memory_order_release);
+      }
     } else {
-      team_serve(&c);
+      team_serve(&c, g0);
     }
   }
+  st->gen = atomic_load_explicit(&c.gen, memory_order_relaxed);
   return rc;
 }
 
@@ -205,7 +231,11 @@ static int openmp_init(void *state, const kc_backend_config *cfg) {
     st->arrived = aligned_alloc(64, sizeof *st->arrived * (size_t)st->nthreads);
     if (!st->arrived)
       st->scan_region = 0; /* scans take two regions */
+    else
+      for (int t = 0; t < st->nthreads; t++)
+        atomic_init(&st->arrived[t].done, 0);
   }
+  st->gen = 0;
 
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, openmp_atfork_register);
