@@ -118,6 +118,10 @@ static void test_large(void) {
   }
   KC_CHECK_OK(kc_free(d));
   KC_INFO("large range of %" PRId64 " done", n);
+  /* About 2^21 indices with an odd end: on cuda more than the resident
+   * blocks hold, so the wide grid's blocks take contiguous chunks
+   * (kc_cuda_args.chunk), the last one partly past the end. */
+  check_range(3, 3 + kc_test_large((kc_index)1 << 21) + 5, &schedules[0]);
 }
 
 static void test_policy_builders(void) {

@@ -28,7 +28,11 @@ typedef struct kc_cuda_args {
   kc_index begin;        /* first index of the range */
   kc_index end;          /* one past the last index */
   kc_index chunk;        /* SCAN and custom REDUCE: indices per block
-                            (a multiple of nothing in particular; > 0) */
+                            (a multiple of nothing in particular; > 0).
+                            FOR: 0, a grid-stride loop over the range; or
+                            > 0, block b takes the indices [begin + b chunk,
+                            begin + (b + 1) chunk) (a module that ignores
+                            it still covers the range) */
   void *partials;        /* REDUCE/SCAN: one value per block (device) */
   void *result;          /* REDUCE: the value; SCAN: the total (or NULL) */
   unsigned int *counter; /* REDUCE/SCAN: last-block-done counter, 0 */

@@ -76,6 +76,15 @@ __device__ __forceinline__ V kc__ordered_total(const kc_cuda_args &a,
 
 template <class F, class B> struct kc__for_drv {
   KC__DEV void run(const kc_cuda_args &a, const F *f) {
+    if (a.chunk > 0) {
+      /* Block b takes [begin + b chunk, + chunk), its threads blockDim.x
+       * apart: the wide grid's few indices a thread (kc_cuda_args). */
+      const kc_index cb = a.begin + (kc_index)blockIdx.x * a.chunk;
+      const kc_index ce = min(cb + a.chunk, a.end);
+      for (kc_index i = cb + threadIdx.x; i < ce; i += blockDim.x)
+        B::run(f, i);
+      return;
+    }
     const kc_index stride = (kc_index)blockDim.x * gridDim.x;
     for (kc_index i = a.begin + (kc_index)blockIdx.x * blockDim.x + threadIdx.x;
          i < a.end; i += stride)
