@@ -134,7 +134,7 @@ static int choose_mode(const kc__cuda_state *s, kc__cuda_kernel *K,
  * resident grid (their scratch holds one value per block).  The wide
  * grid's blocks take contiguous chunks of at most 4 blockDim.x indices
  * (kc_cuda_args.chunk) instead of striding over the whole range: up to
- * 2.5% more bandwidth on 9 of the 10 stream kernels on an H100.
+ * 2.5% more bandwidth on the stream kernels on an H100.
  * doc/backends.md has the measurements behind the default. */
 static int range_args(const kc__cuda_state *s, job *j) {
   const kc_index begin = j->l->policy.begin[0], end = j->l->policy.end[0];
