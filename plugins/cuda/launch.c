@@ -157,13 +157,16 @@ static int range_args(const kc__cuda_state *s, job *j) {
     /* wide: about 4 indices per thread once that is more blocks than the
      * device holds at once */
     kc_index w = mode == GRID_WIDE ? kc__cdiv(g, 4) : 0;
-    g = w > (kc_index)j->e->max_grid && w <= (kc_index)0x7fffffff
-            ? w
-            : (kc_index)j->e->max_grid;
-    /* Indices per thread, and per block in whole blocks' worth. */
-    const kc_index per = kc__cdiv(end - begin, g * (kc_index)j->e->block);
-    if (mode == GRID_WIDE && per <= 4)
-      j->a->chunk = per * (kc_index)j->e->block;
+    const int wide = w > (kc_index)j->e->max_grid && w <= (kc_index)0x7fffffff;
+    g = wide ? w : (kc_index)j->e->max_grid;
+    /* Chunks of 4 blocks' worth only where the wide grid is wider than the
+     * resident blocks: between 1 and 4 times their threads (cg's vectors
+     * of 10^6) the grid-stride loop over the resident grid was 1% faster
+     * (cg -n 100 -check 50 on an H100: 72.4-72.7 against 73.3-74.2 us an
+     * iteration). */
+    if (wide)
+      j->a->chunk = kc__cdiv(end - begin, g * (kc_index)j->e->block) *
+                    (kc_index)j->e->block;
   }
   j->grid = g < 1 ? 1 : (unsigned)g;
   j->smem = j->e->smem;
