@@ -26,7 +26,8 @@
  *     MD and team kernels take kc_cuda_md_args / kc_cuda_team_args (which
  *     begin with a kc_cuda_args) as their first parameter instead; see
  *     detail/cuda_abi.h.
- *   - each entry loops grid-stride over [a.begin, a.end).
+ *   - each entry loops grid-stride over [a.begin, a.end) (a FOR entry
+ *     whose a.chunk is positive: over its block's chunk of it).
  *
  * Reductions: each thread accumulates into a private `acc` (initialised to
  * the reducer's identity) over its indices: grid-stride for the built-in
