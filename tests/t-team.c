@@ -276,6 +276,40 @@ static size_t extra_fn(const void *functor, int level, int team_size) {
   return (size_t)((const kt_team *)functor)->extra[level];
 }
 
+/* A league of about 5 * 10^4 ranks, more than the blocks a GPU holds at
+ * once (cuda launches a block per rank for a team for without level-1
+ * scratch): each rank runs exactly once and sees its own rank and the
+ * league's size. */
+static void large_league(void) {
+  const kc_index league = kc_test_large(50001);
+  const size_t bytes = (size_t)league * 8 * sizeof(int64_t);
+  int64_t *dm = kc_test_dalloc(bytes, "meta (large league)");
+  KC_CHECK_OK(kc_memset(dm, 0, bytes));
+  kt_team f = functor();
+  f.meta = dm;
+  kc_policy p = kc_team_policy(league, KC_AUTO, 1);
+  KC_CHECK_OK(kc_parallel_for("large league", KC_TEST_KERNEL(kt_team_meta), &p,
+                              &f, sizeof f));
+  int64_t *m = kc_test_download(dm, bytes);
+  kc_index bad = 0, first = -1;
+  for (kc_index r = 0; r < league; r++) {
+    const int64_t *x = &m[r * 8];
+    if ((x[0] != r || x[1] != league || x[4] != 1 || x[5] != 1 || x[6] != 0 ||
+         x[7] != 1) &&
+        bad++ == 0)
+      first = r;
+  }
+  if (bad)
+    KC_FAIL("a league of %lld: %lld ranks wrong, first %lld (rank %lld, "
+            "league %lld, ran %lld times)",
+            (long long)league, (long long)bad, (long long)first,
+            (long long)m[first * 8], (long long)m[first * 8 + 1],
+            (long long)m[first * 8 + 7]);
+  free(m);
+  KC_CHECK_OK(kc_free(dm));
+  KC_INFO("a league of %lld ranks done", (long long)league);
+}
+
 static void limits(void) {
   static int64_t meta[ROWS * 8];
   kt_team f = functor();
@@ -419,6 +453,7 @@ int main(void) {
   for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
     config(configs[c][0], configs[c][1]);
   limits();
+  large_league();
   empty_and_errors();
 
   kc_free(da);

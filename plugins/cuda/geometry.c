@@ -385,7 +385,15 @@ int kc__cuda_team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
                               "on %s",
                               t.kname, block, tot[0], s->info.name);
   }
+  /* A block per league rank for a team for without level-1 scratch (its
+   * blocks striding over the ranks from a grid of the resident blocks ran
+   * bench/md's team stencil at 0.69 of the hand-written kernel, a block
+   * per rank at 0.86); the resident blocks at most for a team reduction (a
+   * partial value per block) and with level-1 scratch (a slice per
+   * block). */
   kc_index grid = (kc_index)bps * s->info.multiprocessors;
+  if (l->kernel->kind == KC_KERNEL_TEAM && tot[1] == 0)
+    grid = p->league_size < 0x7fffffff ? p->league_size : 0x7fffffff;
   if (grid > p->league_size)
     grid = p->league_size;
   if (grid < 1)

@@ -174,7 +174,11 @@ static int range_args(const kc__cuda_state *s, job *j) {
   return 0;
 }
 
-/* MD: tiles and block shape, a grid of the resident blocks at most. */
+/* MD: tiles and block shape; a for launches a block per tile (its blocks
+ * striding over the tiles from a grid of the resident blocks ran the MD
+ * stencil of bench/md at 0.903 of the hand-written kernel, a block per
+ * tile at 0.977; doc/benchmarks.md), a reduction the resident blocks at
+ * most (it keeps a partial value per block). */
 static int md_args(kc__cuda_state *s, job *j) {
   int rc, bps = 0;
   j->u.md.a = j->K->proto;
@@ -187,8 +191,9 @@ static int md_args(kc__cuda_state *s, job *j) {
                                  &j->by)) ||
       (rc = kc__cuda_occupancy(s, j->e, j->bx * j->by, 0, &bps)))
     return rc;
-  kc_index g = j->u.md.a.end;
-  if (g > (kc_index)bps * s->info.multiprocessors)
+  kc_index g = j->u.md.a.end; /* tiles: < 2^31 (kc__cuda_md_geometry) */
+  if (j->k->kind != KC_KERNEL_MDFOR &&
+      g > (kc_index)bps * s->info.multiprocessors)
     g = (kc_index)bps * s->info.multiprocessors;
   j->grid = g < 1 ? 1 : (unsigned)g;
   j->a = &j->u.md.a;
