@@ -75,16 +75,6 @@ typedef struct ctx {
   CUstream s[MAXDEV];
 } ctx;
 
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, cmp_double);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
 /* ------------------------------------------------------------------ triad */
 
 typedef struct part {
@@ -177,8 +167,8 @@ static void section_triad(ctx *x, long long n) {
   if (D > 1)
     triad_check(x, all, D, "every device");
   const double bytes = 24.0 * (double)n;
-  const double g1 = bytes / median(t1, x->reps) * 1e-9;
-  const double gD = bytes / median(tD, x->reps) * 1e-9;
+  const double g1 = bytes / bench_median(t1, x->reps, NULL) * 1e-9;
+  const double gD = bytes / bench_median(tD, x->reps, NULL) * 1e-9;
   printf("\ntriad, %lld doubles (%.2f GiB moved a step), GB/s:\n", n,
          bytes / 1073741824.0);
   printf("  %-34s %10.1f\n", "device 0 alone", g1);
@@ -278,8 +268,8 @@ static void section_copy(ctx *x, size_t bytes) {
       }
       copy_check(x, from, to, dst, buf[from], bytes, h, 0);
       copy_check(x, from, to, dst, buf[from], bytes, h, 1);
-      const double gk = (double)bytes / median(tk, x->reps) * 1e-9;
-      const double gr = (double)bytes / median(tr, x->reps) * 1e-9;
+      const double gk = (double)bytes / bench_median(tk, x->reps, NULL) * 1e-9;
+      const double gr = (double)bytes / bench_median(tr, x->reps, NULL) * 1e-9;
       char label[32];
       snprintf(label, sizeof label, "device %d -> %d", from, to);
       printf("  %-16s %-6s %10.1f %10.1f %8.3f\n", label,

@@ -30,6 +30,16 @@ KC_MDFOR_ARGS(mdb_stencil, MD_ARGS, (i, j), {
   out[p] = c0 * in[p] + c1 * (in[p - n] + in[p + n] + in[p - 1] + in[p + 1]);
 })
 
+/* Row k of mdb_stencil_strip's strip, on its locals (p, q, n, c0, c1, up,
+ * c). */
+#define MD_STRIP_ROW(k)                                                        \
+  do {                                                                         \
+    const double dn = p[((k) + 1) * n];                                        \
+    q[(k)*n] = c0 * c + c1 * (up + dn + p[(k)*n - 1] + p[(k)*n + 1]);          \
+    up = c;                                                                    \
+    c = dn;                                                                    \
+  } while (0)
+
 /* The stencil by strips of MD_STRIP rows, the algorithm of the
  * hand-written strip kernel (baseline.cu) as an MD range: point (s, j)
  * computes column j of interior rows [1 + s MD_STRIP, 1 + (s + 1)
@@ -43,19 +53,11 @@ KC_MDFOR_ARGS(mdb_stencil_strip, MD_ARGS, (s, j), {
   double up = p[-n], c = p[0];
   const int64_t rows = n - 1 - i0 < MD_STRIP ? n - 1 - i0 : MD_STRIP;
   if (rows == MD_STRIP) {
-    for (int k = 0; k < MD_STRIP; k++) {
-      const double dn = p[(k + 1) * n];
-      q[k * n] = c0 * c + c1 * (up + dn + p[k * n - 1] + p[k * n + 1]);
-      up = c;
-      c = dn;
-    }
+    for (int k = 0; k < MD_STRIP; k++)
+      MD_STRIP_ROW(k);
   } else {
-    for (int64_t k = 0; k < rows; k++) {
-      const double dn = p[(k + 1) * n];
-      q[k * n] = c0 * c + c1 * (up + dn + p[k * n - 1] + p[k * n + 1]);
-      up = c;
-      c = dn;
-    }
+    for (int64_t k = 0; k < rows; k++)
+      MD_STRIP_ROW(k);
   }
 })
 
