@@ -9,6 +9,11 @@
  *            batch of back-to-back launches closed by one kc_fence;
  *   +fence   µs per launch + kc_fence;
  *
+ * the functor unchanged from launch to launch (constant and global modes
+ * may then pass the copy staged for the launch before), and again, in the
+ * rows "constant/changing" and "global/changing", with its last 8 bytes
+ * changed at every launch (each launch copies its functor);
+ *
  * against the same two loops with raw cuLaunchKernel of a hand-written
  * empty kernel taking the functor's bytes as its parameter (one block of
  * 128 threads, the legacy stream, cuCtxSynchronize), measured alternately
@@ -47,16 +52,17 @@ static const char *prog = "launch";
 #define KC_ARGS_BYTES 72
 #define CONSTANT_REGION 61440
 
-enum { NSIZES = 5, NMODES = 4 };
+enum { NSIZES = 5, NMODES = 6 };
 static const size_t sizes[NSIZES] = {8, 128, 1600, 24000, 240000};
-/* One kc_init cycle each: the label and KC_CUDA_LAUNCH. */
+/* One kc_init cycle each: the label, KC_CUDA_LAUNCH, and whether the
+ * functor changes at every launch. */
 static const struct {
   const char *label, *launch;
+  int changing;
 } modes[NMODES] = {
-    {"auto", "auto"},
-    {"param", "param"},
-    {"constant", "constant"},
-    {"global", "global"},
+    {"auto", "auto", 0},         {"param", "param", 0},
+    {"constant", "constant", 0}, {"constant/changing", "constant", 1},
+    {"global", "global", 0},     {"global/changing", "global", 1},
 };
 
 typedef struct row {
@@ -108,11 +114,18 @@ static double raw_run(bench_cuda *cu, CUfunction fn, void *f, int iters,
 
 /* -------------------------------------------------------- the kc side */
 
-static double kc_run(kc_kernel *k, void *f, size_t bytes, int iters, int sync) {
+/* changing: the functor's last 8 bytes (every size has them) are the
+ * launch's number. */
+static double kc_run(kc_kernel *k, void *f, size_t bytes, int iters, int sync,
+                     int changing) {
   kc_policy p = kc_range(0, 1);
   BENCH_KC(kc_fence());
   double t0 = bench_now();
   for (int i = 0; i < iters; i++) {
+    if (changing) {
+      long long v = i + 1;
+      memcpy((char *)f + bytes - sizeof v, &v, sizeof v);
+    }
     BENCH_KC(kc_parallel_for(NULL, k, &p, f, bytes));
     if (sync)
       BENCH_KC(kc_fence());
@@ -226,14 +239,15 @@ int main(int argc, char **argv) {
           (strcmp(lm, "constant") == 0 && !fits_const))
         continue;
       /* Warm-up: module load and JIT, rings, the driver's own caches. */
-      kc_run(kern[k], functor, b, 200, 0);
+      const int ch = modes[m].changing;
+      kc_run(kern[k], functor, b, 200, 0, ch);
       if (raw_fn[k])
         raw_run(&cu, raw_fn[k], functor, 200, 0, 0, NULL);
       for (int r = 0; r < reps; r++) {
-        t[0][r] = kc_run(kern[k], functor, b, iters, 0);
+        t[0][r] = kc_run(kern[k], functor, b, iters, 0, ch);
         t[1][r] =
             raw_fn[k] ? raw_run(&cu, raw_fn[k], functor, iters, 0, 0, NULL) : 0;
-        t[2][r] = kc_run(kern[k], functor, b, sync_iters, 1);
+        t[2][r] = kc_run(kern[k], functor, b, sync_iters, 1, ch);
         t[3][r] = raw_fn[k]
                       ? raw_run(&cu, raw_fn[k], functor, sync_iters, 1, 0, NULL)
                       : 0;
@@ -284,7 +298,12 @@ int main(int argc, char **argv) {
          reps, iters, sync_iters);
   printf("%-8s %-18s | %8s %8s %6s | %8s %8s %6s\n", "functor", "mode", "kc",
          "raw", "ratio", "kc+fnc", "raw+fnc", "ratio");
-  int ok_auto = 1, ok_const = 1, ok_const_kokkos = 1, ok_240 = 1;
+  /* The launch-path targets (doc/benchmarks.md): auto within 1.05x raw
+   * for every size that fits in parameters; constant staging within 1.3x
+   * the raw parameter launch of the same size (unchanged functor; the
+   * changing one is reported beside it); a 240 KB functor <= 15 us; a
+   * scalar reduction to a host variable <= 10 us. */
+  int ok_auto = 1, ok_const = 1, ok_const_ch = 1, ok_240 = 1, ok_240_ch = 1;
   for (int k = 0; k < NSIZES; k++)
     for (int m = 0; m < NMODES; m++) {
       row *w = &rows[k][m];
@@ -295,34 +314,41 @@ int main(int argc, char **argv) {
         snprintf(sz, sizeof sz, "%.1f KB", sizes[k] / 1000.0);
       else
         snprintf(sz, sizeof sz, "%zu B", sizes[k]);
+      const char *lm = modes[m].launch;
       if (w->raw_async > 0) {
         double ra = w->kc_async / w->raw_async, rs = w->kc_sync / w->raw_sync;
         printf("%-8s %-18s | %8.2f %8.2f %6.2f | %8.2f %8.2f %6.2f\n", sz,
                modes[m].label, w->kc_async, w->raw_async, ra, w->kc_sync,
                w->raw_sync, rs);
-        if (m == 0 && (ra > 1.10 || rs > 1.10))
+        if (strcmp(lm, "auto") == 0 && (ra > 1.05 || rs > 1.05))
           ok_auto = 0;
-        if (m == 2 && ra > 1.6)
-          ok_const = 0;
+        if (strcmp(lm, "constant") == 0 && ra > 1.3) {
+          if (modes[m].changing)
+            ok_const_ch = 0;
+          else
+            ok_const = 0;
+        }
       } else {
         printf("%-8s %-18s | %8.2f %8s %6s | %8.2f %8s %6s\n", sz,
                modes[m].label, w->kc_async, "-", "-", w->kc_sync, "-", "-");
       }
-      if (m == 2 && sizes[k] == 1600 && w->kc_async > KOKKOS_1600B / 2)
-        ok_const_kokkos = 0;
-      if (sizes[k] == 240000 && m == 0 && w->kc_async > KOKKOS_240KB / 2)
-        ok_240 = 0;
+      if (sizes[k] == 240000 && strcmp(lm, "global") == 0 &&
+          w->kc_async > 15.0) {
+        if (modes[m].changing)
+          ok_240_ch = 0;
+        else
+          ok_240 = 0;
+      }
     }
   printf("%-8s %-18s | %8.2f %8.2f %6.2f |  (raw: launch + sync + 8 B "
          "cuMemcpyDtoH)\n",
          "reduce", "auto", red_kc, red_raw, red_kc / red_raw);
-  printf("targets: auto <= 1.10x raw for every size that fits in "
-         "parameters: %s; constant <= 1.6x raw param: %s; constant at "
-         "1.6 KB <= %.1f us (2x faster than Kokkos' %.1f): %s; 240 KB <= "
-         "%.1f us (half of Kokkos' %.1f): %s; scalar reduce < 1.2x raw: %s\n",
-         verdict(ok_auto), verdict(ok_const), KOKKOS_1600B / 2, KOKKOS_1600B,
-         verdict(ok_const_kokkos), KOKKOS_240KB / 2, KOKKOS_240KB,
-         verdict(ok_240), verdict(red_kc < 1.2 * red_raw));
+  printf("targets: auto <= 1.05x raw for every size that fits in "
+         "parameters: %s; constant <= 1.3x raw param: %s (functor "
+         "changing at every launch: %s); 240 KB <= 15 us: %s (changing: %s); "
+         "scalar reduce to a host variable <= 10 us: %s\n",
+         verdict(ok_auto), verdict(ok_const), verdict(ok_const_ch),
+         verdict(ok_240), verdict(ok_240_ch), verdict(red_kc <= 10.0));
   printf("(Kokkos on an H200: %.1f us at 8 B, %.1f at 1.6 KB, %.1f "
          "at 240 KB)\n",
          KOKKOS_8B, KOKKOS_1600B, KOKKOS_240KB);

@@ -8,6 +8,11 @@
  *  - reductions and scans whose custom join is associative but NOT
  *    commutative come out in index order; results to a host variable and
  *    left in a device allocation; empty ranges give the identity;
+ *  - a functor launched again unchanged may be read from the copy staged
+ *    for the launch before (constant and global modes): every launch still
+ *    sees exactly its own bytes, through one word changed and changed back,
+ *    other kernels refilling the ring and the constant region in between,
+ *    and a launch on a queue of its own;
  *  - a CALL kernel (hand-written PTX) gets its arguments as parameters.
  *
  * Run as cuda-launch.cuda; SKIPs without a CUDA device. */
@@ -75,6 +80,114 @@ static void check_functor(const char *mode, kc_kernel *k, size_t bytes,
             bytes);
   free(out);
   free(f);
+  KC_CHECK_OK(kc_free(dout));
+}
+
+/* ---------------------------------------------- unchanged functors */
+
+#define REUSE_LAUNCHES 96
+
+/* One launch of check_reuse: its tag and the payload word it changed
+ * (pos < 0: none) to val. */
+typedef struct reuse_step {
+  int64_t tag;
+  long pos;
+  int64_t val;
+} reuse_step;
+
+/* Launches `churn` of kernel ck (cbytes, payload cn) writing to cout: other
+ * functors that take new ring slots and constant slots. */
+static void churn(kc_kernel *ck, size_t cbytes, size_t cn, int64_t *cout,
+                  int times) {
+  int64_t *g = kc_test_xmalloc(cbytes);
+  memset(g, 0, cbytes);
+  g[0] = (int64_t)(intptr_t)cout;
+  for (int t = 0; t < times; t++) {
+    g[2] = 77 + t;
+    g[3 + cn - 1] = -t;
+    kc_policy p = kc_range(0, SPAN);
+    KC_CHECK_OK(kc_parallel_for(NULL, ck, &p, g, cbytes));
+  }
+  free(g);
+}
+
+/* Runs of identical functors (the plugin may pass the copy it staged
+ * before), each followed by one payload word changed (the first, one in
+ * the middle, the last, in turn) and changed back; between some runs other
+ * kernels refill the staging ring (20 functors of 240 KB: both halves of
+ * its 4 MB) and every slot of the constant region (40 KB and 1.6 KB
+ * functors), and some launches go
+ * to a queue of their own.  Each launch's outputs are checked against the
+ * bytes it was given. */
+static void check_reuse(const char *mode, kc_kernel *k, size_t bytes, size_t n,
+                        kc_kernel *big, kc_kernel *mid, kc_kernel *small) {
+  size_t fsize = 3 * sizeof(int64_t) + n * sizeof(int64_t);
+  KC_REQUIRE(fsize == bytes);
+  int64_t *f = kc_test_xmalloc(fsize);
+  int64_t *dout =
+      kc_test_dalloc(sizeof(int64_t) * REUSE_LAUNCHES * SPAN, "out");
+  int64_t *cout = kc_test_dalloc(sizeof(int64_t) * SPAN, "churn out");
+  KC_REQUIRE_OK(kc_memset(dout, 0xff, sizeof(int64_t) * REUSE_LAUNCHES * SPAN));
+  kc_queue *q = NULL;
+  KC_REQUIRE_OK(kc_queue_create(&q, 0));
+  reuse_step step[REUSE_LAUNCHES];
+  int64_t *c = f + 3;
+  int failed = 0;
+  for (int l = 0; l < REUSE_LAUNCHES && !failed; l++) {
+    /* Runs of 6 with one tag: A A B A A C, B and C one word off A. */
+    const int r = l % 6, run = l / 6;
+    const long where[3] = {0, (long)n / 2, (long)n - 1};
+    step[l].tag = 1000 + run;
+    step[l].pos = r == 2 || r == 5 ? where[run % 3] : -1;
+    step[l].val = r == 2 ? 424242 + run : -99 - run;
+    f[0] = (int64_t)(intptr_t)dout;
+    f[1] = 0;
+    f[2] = step[l].tag;
+    for (size_t j = 0; j < n; j++)
+      c[j] = (int64_t)(j * 7 + bytes);
+    if (step[l].pos >= 0)
+      c[step[l].pos] = step[l].val;
+    if (r == 4 && run % 2 == 0) {
+      churn(big, 240000, 29997, cout, 20);
+      churn(mid, 40000, 4997, cout, 3);
+      churn(small, 1600, 197, cout, 40);
+    }
+    kc_policy p = kc_range((kc_index)l * SPAN, (kc_index)(l + 1) * SPAN);
+    if (r == 1 && run % 4 == 1)
+      p = kc_policy_on(p, q);
+    if (KC_CHECK_OK(kc_parallel_for(NULL, k, &p, f, fsize)) != 0)
+      failed = 1;
+    /* The caller may reuse the functor at once. */
+    memset(f, 0x5a, fsize);
+  }
+  KC_CHECK_OK(kc_queue_fence(q));
+  KC_CHECK_OK(kc_queue_destroy(q));
+  int64_t *out =
+      kc_test_download(dout, sizeof(int64_t) * REUSE_LAUNCHES * SPAN);
+  long bad = 0, first = -1;
+  for (int l = 0; l < REUSE_LAUNCHES; l++)
+    for (int s = 0; s < SPAN; s++) {
+      size_t kk = (size_t)l * SPAN + (size_t)s, j = kk % n;
+      const reuse_step *st = &step[l];
+      int64_t cj = (long)j == st->pos ? st->val : (int64_t)(j * 7 + bytes);
+      int64_t last =
+          (long)(n - 1) == st->pos ? st->val : (int64_t)((n - 1) * 7 + bytes);
+      int64_t want = st->tag * 1000003 + cj + last;
+      if (out[kk] != want && bad++ == 0)
+        first = (long)kk;
+    }
+  if (bad)
+    KC_FAIL("mode %s, %zu-byte functor launched again: %ld of %d outputs "
+            "wrong, first at %ld (launch %ld): %" PRId64,
+            mode, bytes, bad, REUSE_LAUNCHES * SPAN, first, first / SPAN,
+            out[first]);
+  else
+    KC_INFO("mode %s: %d launches of a %zu-byte functor, unchanged runs, "
+            "changed words, refills: ok",
+            mode, REUSE_LAUNCHES, bytes);
+  free(out);
+  free(f);
+  KC_CHECK_OK(kc_free(cout));
   KC_CHECK_OK(kc_free(dout));
 }
 
@@ -296,6 +409,9 @@ int main(void) {
       KC_REQUIRE(fk[s] != NULL);
       check_functor(modes[m], fk[s], fb[s], fn[s]);
     }
+    for (size_t s = 0; s < sizeof fb / sizeof fb[0]; s++)
+      check_reuse(modes[m], fk[s], fb[s], fn[s], KC_KERNEL(kc_cuda_f240000),
+                  KC_KERNEL(kc_cuda_f40000), KC_KERNEL(kc_cuda_f1600));
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
       check_reductions(modes[m],
                        kc_test_large(sizes[s]) < sizes[s] && sizes[s] > 100000

@@ -389,7 +389,7 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
     if (l->functor_size == 0)
       fparam = zeros; /* an empty C struct is one byte in C++ */
   } else {
-    if ((rc = kc__cuda_stage(s, j.K->mod, l->functor, l->functor_size,
+    if ((rc = kc__cuda_stage(s, j.K, l->functor, l->functor_size,
                              j.mode == MODE_GLOBAL, &fptr)) != 0)
       return rc;
     fparam = &fptr;

@@ -49,6 +49,11 @@ typedef struct kc__cuda_ring {
   int big; /* the last reservation took the whole ring: record ev[0] */
   CUevent ev[2];
   CUdeviceptr dev; /* global mode's device buffer (size bytes), or 0 */
+  /* Per half: a number, unique in the process, given each time the half
+   * is (re)filled from its start; a slot whose half still has the number
+   * it had when the slot was filled holds that functor's bytes, host and
+   * device side (kc__cuda_staged). */
+  unsigned long long stamp[2];
 } kc__cuda_ring;
 
 /* One PTX module: loaded once per PTX text (several kernels of one .kc.c
@@ -59,11 +64,15 @@ typedef struct kc__cuda_module {
   CUdeviceptr staging; /* KC_CUDA_STAGING_SYMBOL, or 0 */
   size_t staging_size;
   size_t staging_next; /* where the next constant-mode functor goes */
-  int md_flags;        /* its MD entries read kc_cuda_args.flags */
-  int result_done;     /* its reductions honour KC_CUDA_RESULT_DONE */
-  int scan_tile;       /* KC_CUDA_SCAN_TILE_SYMBOL: a scan is one pass, of
-                          tiles of block * scan_tile indices; 0: two */
-  int users;           /* kernels prepared on it */
+  /* Bytes handed out of the region so far, a wrap's unused tail included
+   * (so staging_next == staging_mono % staging_size): the slot handed out
+   * at position P is intact while staging_mono - P <= staging_size. */
+  unsigned long long staging_mono;
+  int md_flags;    /* its MD entries read kc_cuda_args.flags */
+  int result_done; /* its reductions honour KC_CUDA_RESULT_DONE */
+  int scan_tile;   /* KC_CUDA_SCAN_TILE_SYMBOL: a scan is one pass, of
+                      tiles of block * scan_tile indices; 0: two */
+  int users;       /* kernels prepared on it */
   struct kc__cuda_module *next;
 } kc__cuda_module;
 
@@ -88,6 +97,25 @@ typedef struct kc__cuda_entry {
   kc__cuda_occ occ[KC__CUDA_OCC_SLOTS]; /* by (block + 31) / 32 - 1 */
 } kc__cuda_entry;
 
+/* A kernel's last staged functor (constant and global modes): where its
+ * bytes are, host side (the ring slot they were copied into) and device
+ * side (the address the kernel read them from).  A launch whose functor
+ * has the same bytes, on the same lane and in the same mode, while both
+ * copies are intact, passes that address again and copies nothing
+ * (kc__cuda_stage).  A kernel whose functor changed at two launches in a
+ * row compares only at every 8th launch after that, until one matches. */
+typedef struct kc__cuda_staged {
+  const struct kc__cuda_lane *lane; /* NULL: nothing staged */
+  int global;
+  size_t n, off;               /* functor bytes; offset in the ring */
+  int halves;                  /* ring halves the slot spans (bits 0, 1) */
+  unsigned long long stamp[2]; /* those halves' stamps when it was filled */
+  unsigned long long cpos;     /* constant mode: the region's staging_mono
+                                  where the slot starts */
+  CUdeviceptr dev;
+  unsigned misses, skip; /* changed functors in a row; compares to skip */
+} kc__cuda_staged;
+
 /* Per kernel (the core's kernel_state bytes). */
 typedef struct kc__cuda_kernel {
   kc__cuda_module *mod;
@@ -103,6 +131,7 @@ typedef struct kc__cuda_kernel {
   int geometry_noted; /* KC_VERBOSE showed an MD/team launch's shape */
   kc_cuda_args proto; /* ident filled once */
   int fallback_noted; /* KC_VERBOSE said once that a forced mode fell back */
+  kc__cuda_staged staged;
 } kc__cuda_kernel;
 
 /* A stream and the device buffers its launches use: the default queue's
@@ -250,10 +279,11 @@ int kc__cuda_team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
  * mapped pinned result slot, grown likewise.  scan_tiles: the state of
  * a single-pass scan over `ntiles` tiles of values of `vs` bytes
  * (detail/cuda_abi.h) and the launch's epoch; zeroed when new or when the
- * epochs start over.  stage: copies a functor
- * into the lane's ring and queues its copy to the device; *dst gets the
- * address the kernel reads it from (`global`: global memory, else the
- * module's constant region, used on the main lane only).  lane_open /
+ * epochs start over.  stage: kernel K's functor: copies it
+ * into the lane's ring and queues its copy to the device, unless the
+ * bytes K read at its last launch are still there (kc__cuda_staged); *dst
+ * gets the address the kernel reads it from (`global`: global memory,
+ * else the module's constant region, used on the main lane only).  lane_open /
  * lane_close: a lane's stream and counter, and everything it grew.
  * launch_finalize: the modules. */
 int kc__cuda_grow(kc__cuda_state *s, CUdeviceptr *buf, size_t *size,
@@ -262,7 +292,7 @@ int kc__cuda_ensure_partials(kc__cuda_state *s, size_t bytes);
 int kc__cuda_ensure_result_slot(kc__cuda_state *s, size_t bytes);
 int kc__cuda_scan_tiles(kc__cuda_state *s, unsigned ntiles, size_t vs,
                         unsigned *epoch);
-int kc__cuda_stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
+int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
                    size_t n, int global, CUdeviceptr *dst);
 int kc__cuda_lane_open(kc__cuda_state *s, kc__cuda_lane *L, unsigned flags);
 void kc__cuda_lane_close(kc__cuda_state *s, kc__cuda_lane *L);

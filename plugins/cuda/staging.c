@@ -120,11 +120,21 @@ static void ring_free(kc__cuda_state *s, kc__cuda_ring *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* The next ring stamp: unique in the process (rings are set up, freed and
+ * set up again; a lane's memory may be a later queue's), so a stamp a
+ * kernel remembers can match only the half it was taken from. */
+static unsigned long long next_stamp(void) {
+  static unsigned long long stamps;
+  return __atomic_add_fetch(&stamps, 1, __ATOMIC_RELAXED);
+}
+
 static int ring_setup(kc__cuda_state *s, kc__cuda_ring *r, size_t size) {
   const kc__cu_api *cu = s->cu;
   CUresult e;
   void *h = NULL;
   memset(r, 0, sizeof *r);
+  r->stamp[0] = next_stamp();
+  r->stamp[1] = next_stamp();
   if ((e = cu->cuMemHostAlloc(&h, size, CU_MEMHOSTALLOC_PORTABLE)) !=
           CUDA_SUCCESS ||
       (r->host = h, r->size = size,
@@ -204,6 +214,8 @@ static int ring_reserve(kc__cuda_state *s, kc__cuda_ring *r, size_t n,
     r->half = 1;
     r->cursor = r->size;
     r->big = 1;
+    r->stamp[0] = next_stamp();
+    r->stamp[1] = next_stamp();
     return 0;
   }
   if (r->cursor + sz > (size_t)(r->half + 1) * half) {
@@ -213,6 +225,7 @@ static int ring_reserve(kc__cuda_state *s, kc__cuda_ring *r, size_t n,
       return rc;
     r->half ^= 1;
     r->cursor = (size_t)r->half * half;
+    r->stamp[r->half] = next_stamp();
     if ((rc = ring_wait(s, r, r->half)) != 0)
       return rc;
   }
@@ -223,33 +236,79 @@ static int ring_reserve(kc__cuda_state *s, kc__cuda_ring *r, size_t n,
 
 /* The next slot of the module's constant staging region, in turn; a slot's
  * reuse is ordered by the stream. */
-static CUdeviceptr constant_slot(kc__cuda_module *m, size_t n) {
+static CUdeviceptr constant_slot(kc__cuda_module *m, size_t n,
+                                 unsigned long long *pos) {
   size_t sz = KC__ALIGN_UP(n ? n : 1, 256);
-  if (m->staging_next + sz > m->staging_size)
+  if (m->staging_next + sz > m->staging_size) {
+    m->staging_mono += m->staging_size - m->staging_next;
     m->staging_next = 0;
+  }
   CUdeviceptr to = m->staging + m->staging_next;
+  *pos = m->staging_mono;
   m->staging_next += sz;
+  m->staging_mono += sz;
   return to;
 }
 
-int kc__cuda_stage(kc__cuda_state *s, kc__cuda_module *m, const void *src,
+/* Are K's last staged bytes (st) still where it left them, on this lane
+ * and in this mode, host side and device side? */
+static int staged_intact(const kc__cuda_state *s, const kc__cuda_kernel *K,
+                         const kc__cuda_staged *st, size_t n, int global) {
+  const kc__cuda_ring *r = &s->cur->ring;
+  if (st->lane != s->cur || st->n != n || st->global != global || !r->host)
+    return 0;
+  for (int h = 0; h < 2; h++)
+    if ((st->halves >> h & 1) && st->stamp[h] != r->stamp[h])
+      return 0;
+  return global || K->mod->staging_mono - st->cpos <= K->mod->staging_size;
+}
+
+int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
                    size_t n, int global, CUdeviceptr *dst) {
   kc__cuda_ring *r = &s->cur->ring;
+  kc__cuda_staged *st = &K->staged;
   int rc;
   if (n > (SIZE_MAX >> 2))
     return kc_backend_error(KC_ENOMEM,
                             "cuda: a functor of %zu bytes cannot be staged", n);
+  /* The bytes of K's last launch, still in place: the device has them (the
+   * copy was queued before on this lane's stream) and the kernel only
+   * reads them, so pass the same address. */
+  if (n && staged_intact(s, K, st, n, global)) {
+    if (st->skip)
+      st->skip--;
+    else if (memcmp(r->host + st->off, src, n) == 0) {
+      st->misses = 0;
+      *dst = st->dev;
+      return 0;
+    } else if (++st->misses >= 2)
+      st->skip = 7;
+  }
   size_t off;
   if ((rc = ring_ready(s, r, n, global)) != 0 ||
       (rc = ring_reserve(s, r, n, &off)) != 0)
     return rc;
   memcpy(r->host + off, src, n);
-  CUdeviceptr to = global ? r->dev + off : constant_slot(m, n);
+  unsigned long long cpos = 0;
+  CUdeviceptr to = global ? r->dev + off : constant_slot(K->mod, n, &cpos);
   CUresult e;
+  st->lane = NULL;
   if (n && (e = s->cu->cuMemcpyHtoDAsync(to, r->host + off, n,
                                          s->cur->stream)) != CUDA_SUCCESS)
     return kc__cuda_fail(s, e, KC_ELAUNCH,
                          "staging a functor (cuMemcpyHtoDAsync)");
+  /* Remember where they went.  A slot past half the ring (r->big) spans
+   * both halves. */
+  const size_t half = r->size / 2;
+  st->lane = s->cur;
+  st->global = global;
+  st->n = n;
+  st->off = off;
+  st->halves = r->big ? 3 : off < half ? 1 : 2;
+  st->stamp[0] = r->stamp[0];
+  st->stamp[1] = r->stamp[1];
+  st->cpos = cpos;
+  st->dev = to;
   *dst = to;
   return 0;
 }

@@ -10,8 +10,10 @@
  * a kc_cuda_team_args (team kinds), passed by value.  Every module carries
  * one `.const` array named KC_CUDA_STAGING_SYMBOL of KC_CUDA_STAGING_BYTES
  * bytes (256-byte aligned), which the plugin uses as a ring of functor
- * slots (unless the module was built with KC_CUDA_NO_STAGING).  The
- * structs only grow at their end, together with KC_CUDA_ABI_VERSION.
+ * slots (unless the module was built with KC_CUDA_NO_STAGING).  An entry
+ * only reads its functor: the plugin may pass the same staged copy to
+ * later launches whose functor has the same bytes.  The structs only grow
+ * at their end, together with KC_CUDA_ABI_VERSION.
  */
 #ifndef KC_DETAIL_CUDA_ABI_H
 #define KC_DETAIL_CUDA_ABI_H
