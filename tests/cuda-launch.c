@@ -12,7 +12,8 @@
  *    for the launch before (constant and global modes): every launch still
  *    sees exactly its own bytes, through one word changed and changed back,
  *    other kernels refilling the ring and the constant region in between,
- *    and a launch on a queue of its own;
+ *    launches on a queue of its own, and a functor equal to bytes another
+ *    kernel left in the ring;
  *  - a CALL kernel (hand-written PTX) gets its arguments as parameters.
  *
  * Run as cuda-launch.cuda; SKIPs without a CUDA device. */
@@ -85,7 +86,7 @@ static void check_functor(const char *mode, kc_kernel *k, size_t bytes,
 
 /* ---------------------------------------------- unchanged functors */
 
-#define REUSE_LAUNCHES 96
+#define REUSE_LAUNCHES 96 /* 12 runs of 8 */
 
 /* One launch of check_reuse: its tag and the payload word it changed
  * (pos < 0: none) to val. */
@@ -112,14 +113,15 @@ static void churn(kc_kernel *ck, size_t cbytes, size_t cn, int64_t *cout,
 }
 
 /* Runs of identical functors (the plugin may pass the copy it staged
- * before), each followed by one payload word changed (the first, one in
- * the middle, the last, in turn) and changed back.  Between runs other
- * kernels refill every slot of the constant region (40 KB and 1.6 KB
- * functors), every other time the staging ring too (20 functors of
- * 240 KB: both halves of its 4 MB); some launches go to a queue of their
+ * before), with one payload word changed (the first, one in the middle,
+ * the last, in turn) for two launches and changed back.  Before the last
+ * two launches of each run other kernels refill every slot of the
+ * constant region (40 KB and 1.6 KB functors), every other time the
+ * staging ring too (20 functors of 240 KB: both halves of its 4 MB); in
+ * some runs two launches of the unchanged functor go to a queue of their
  * own.  Each launch's outputs are checked against the bytes it was given.
- * The memcmp against the ring slot, and the constant region's position
- * check, are each needed to pass. */
+ * The memcmp against the ring slot and the constant region's position
+ * check are each needed to pass. */
 static void check_reuse(const char *mode, kc_kernel *k, size_t bytes, size_t n,
                         kc_kernel *big, kc_kernel *mid, kc_kernel *small) {
   size_t fsize = 3 * sizeof(int64_t) + n * sizeof(int64_t);
@@ -135,12 +137,14 @@ static void check_reuse(const char *mode, kc_kernel *k, size_t bytes, size_t n,
   int64_t *c = f + 3;
   int failed = 0;
   for (int l = 0; l < REUSE_LAUNCHES && !failed; l++) {
-    /* Runs of 6 with one tag: A A B A A C, B and C one word off A. */
-    const int r = l % 6, run = l / 6;
+    /* Runs of 8 with one tag: A A A B B A A A, B one word off A.  No two
+     * changed functors in a row, so the plugin keeps comparing (two in a
+     * row would make it skip the compare for a while). */
+    const int r = l % 8, run = l / 8;
     const long where[3] = {0, (long)n / 2, (long)n - 1};
     step[l].tag = 1000 + run;
-    step[l].pos = r == 2 || r == 5 ? where[run % 3] : -1;
-    step[l].val = r == 2 ? 424242 + run : -99 - run;
+    step[l].pos = r == 3 || r == 4 ? where[run % 3] : -1;
+    step[l].val = 424242 + run;
     f[0] = (int64_t)(intptr_t)dout;
     f[1] = 0;
     f[2] = step[l].tag;
@@ -148,7 +152,7 @@ static void check_reuse(const char *mode, kc_kernel *k, size_t bytes, size_t n,
       c[j] = (int64_t)(j * 7 + bytes);
     if (step[l].pos >= 0)
       c[step[l].pos] = step[l].val;
-    if (r == 4) {
+    if (r == 6) {
       /* Every other run the ring too; else only the constant region, the
        * ring's halves left as they were (mostly). */
       if (run % 2 == 0)
@@ -157,7 +161,7 @@ static void check_reuse(const char *mode, kc_kernel *k, size_t bytes, size_t n,
       churn(small, 1600, 197, cout, 40);
     }
     kc_policy p = kc_range((kc_index)l * SPAN, (kc_index)(l + 1) * SPAN);
-    if (r == 1 && run % 4 == 1)
+    if ((r == 1 || r == 2) && run % 3 == 1)
       p = kc_policy_on(p, q);
     if (KC_CHECK_OK(kc_parallel_for(NULL, k, &p, f, fsize)) != 0)
       failed = 1;
@@ -192,6 +196,72 @@ static void check_reuse(const char *mode, kc_kernel *k, size_t bytes, size_t n,
   free(out);
   free(f);
   KC_CHECK_OK(kc_free(cout));
+  KC_CHECK_OK(kc_free(dout));
+}
+
+/* The ring stamps, in constant mode: kc_cuda_f1600 is staged (its
+ * constant slot and a ring slot) with a functor F; then 20 functors of
+ * 240 KB go to global memory (the whole ring refilled, the constant
+ * region untouched), their bytes repeating every 256 bytes, as the ring's
+ * slots do; then f1600 gets 1600 of those bytes as its functor G.  Its old
+ * ring slot now holds G's bytes, but its constant slot still holds F: only
+ * the ring's stamps tell.  Run first after kc_init, before f1600 has
+ * changed functors twice in a row (which would skip the compare). */
+static void check_reuse_aliased(const char *mode, kc_kernel *k,
+                                kc_kernel *big) {
+  enum { N = 197, PERIOD = 32 }; /* kc_f1600: 24 + 8 * 197 bytes */
+  int64_t *dout = kc_test_dalloc(sizeof(int64_t) * 2 * SPAN, "out");
+  int64_t *xout = kc_test_dalloc(sizeof(int64_t) * 2 * SPAN, "x out");
+  KC_REQUIRE_OK(kc_memset(dout, 0xff, sizeof(int64_t) * 2 * SPAN));
+  KC_REQUIRE_OK(kc_memset(xout, 0xff, sizeof(int64_t) * 2 * SPAN));
+  /* F: out = dout, base 0, tag 7, c[j] = j. */
+  int64_t f[3 + N];
+  f[0] = (int64_t)(intptr_t)dout;
+  f[1] = 0;
+  f[2] = 7;
+  for (int j = 0; j < N; j++)
+    f[3 + j] = j;
+  kc_policy p = kc_range(0, SPAN);
+  KC_CHECK_OK(kc_parallel_for(NULL, k, &p, f, sizeof f));
+  /* The 256-byte pattern: out = xout, base 0, tag 9, then 1000 + j. */
+  int64_t pat[PERIOD];
+  pat[0] = (int64_t)(intptr_t)xout;
+  pat[1] = 0;
+  pat[2] = 9;
+  for (int j = 3; j < PERIOD; j++)
+    pat[j] = 1000 + j;
+  int64_t *g = kc_test_xmalloc(240000);
+  for (int j = 0; j < 30000; j++)
+    g[j] = pat[j % PERIOD];
+  /* The 240 KB kernel writes xout[0, SPAN).  Its last word differs at
+   * each launch, or the plugin would reuse the first one's copy and the
+   * ring would not move. */
+  p = kc_range(0, SPAN);
+  for (int t = 0; t < 20; t++) {
+    g[29999] = t;
+    KC_CHECK_OK(kc_parallel_for(NULL, big, &p, g, 240000));
+  }
+  /* G = the pattern's first 1600 bytes; it writes xout[SPAN, 2 SPAN). */
+  p = kc_range(SPAN, 2 * SPAN);
+  KC_CHECK_OK(kc_parallel_for(NULL, k, &p, g, 1600));
+  int64_t *x = kc_test_download(xout, sizeof(int64_t) * 2 * SPAN);
+  long bad = 0;
+  for (int i = SPAN; i < 2 * SPAN; i++) {
+    int64_t want = pat[2] * 1000003 + g[3 + i % N] + g[3 + N - 1];
+    bad += x[i] != want;
+  }
+  if (bad)
+    KC_FAIL("mode %s: a 1.6 KB functor whose bytes another kernel left in "
+            "the staging ring: %ld of %d outputs wrong (it read the "
+            "functor it was given before)",
+            mode, bad, SPAN);
+  else
+    KC_INFO("mode %s: a functor equal to bytes another kernel left in the "
+            "ring: ok",
+            mode);
+  free(x);
+  free(g);
+  KC_CHECK_OK(kc_free(xout));
   KC_CHECK_OK(kc_free(dout));
 }
 
@@ -409,6 +479,8 @@ int main(void) {
   for (int m = 0; m < 4; m++) {
     setenv("KC_CUDA_LAUNCH", modes[m], 1);
     kc_test_init_backend();
+    check_reuse_aliased(modes[m], KC_KERNEL(kc_cuda_f1600),
+                        KC_KERNEL(kc_cuda_f240000));
     for (size_t s = 0; s < sizeof fb / sizeof fb[0]; s++) {
       KC_REQUIRE(fk[s] != NULL);
       check_functor(modes[m], fk[s], fb[s], fn[s]);

@@ -37,9 +37,10 @@ enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
  * be rewritten once its copy has run: one event per half ring, recorded
  * when the ring moves on to the other half and waited for before that half
  * is refilled (the scheme that measured best: doc/design.md, "The launch
- * path of each backend").  The events are recorded on the launch stream,
- * behind the kernels, so a half whose event has passed is free on the
- * device side too. */
+ * path of each backend").  The device side needs no event: a launch that
+ * reuses a staged copy (kc__cuda_staged) may be queued after its half's
+ * event, but every later copy into that slot is queued on the same stream
+ * behind it. */
 typedef struct kc__cuda_ring {
   unsigned char *host; /* pinned, `size` bytes; NULL until first use */
   size_t size;
@@ -51,8 +52,9 @@ typedef struct kc__cuda_ring {
   CUdeviceptr dev; /* global mode's device buffer (size bytes), or 0 */
   /* Per half: a number, unique in the process, given each time the half
    * is (re)filled from its start; a slot whose half still has the number
-   * it had when the slot was filled holds that functor's bytes, host and
-   * device side (kc__cuda_staged). */
+   * it had when the slot was filled still holds that functor's bytes on
+   * the host and, in global mode, at the same offset of `dev` (a constant
+   * slot also needs kc__cuda_module.staging_mono's check). */
   unsigned long long stamp[2];
 } kc__cuda_ring;
 
@@ -103,7 +105,8 @@ typedef struct kc__cuda_entry {
  * has the same bytes, on the same lane and in the same mode, while both
  * copies are intact, passes that address again and copies nothing
  * (kc__cuda_stage).  A kernel whose functor changed at two launches in a
- * row compares only at every 8th launch after that, until one matches. */
+ * row then skips the compare at its next 7 launches that could reuse
+ * (same lane, size and mode, copies intact), until one matches. */
 typedef struct kc__cuda_staged {
   const struct kc__cuda_lane *lane; /* NULL: nothing staged */
   int global;
