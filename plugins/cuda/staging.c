@@ -177,12 +177,16 @@ static int ring_ready(kc__cuda_state *s, kc__cuda_ring *r, size_t n,
   return 0;
 }
 
+/* A failed wait leaves the half pending, so a later reservation waits
+ * again rather than refill a half whose copies may not have run. */
 static inline int ring_wait(kc__cuda_state *s, kc__cuda_ring *r, int h) {
   if (!r->pending[h])
     return 0;
-  r->pending[h] = 0;
   CUresult e = s->cu->cuEventSynchronize(r->ev[h]);
-  return e ? kc__cuda_fail(s, e, KC_EDEVICE, "cuEventSynchronize") : 0;
+  if (e != CUDA_SUCCESS)
+    return kc__cuda_fail(s, e, KC_EDEVICE, "cuEventSynchronize");
+  r->pending[h] = 0;
+  return 0;
 }
 
 static inline int ring_record(kc__cuda_state *s, kc__cuda_ring *r, int h) {
@@ -200,10 +204,11 @@ static int ring_reserve(kc__cuda_state *s, kc__cuda_ring *r, size_t n,
   size_t sz = KC__ALIGN_UP(n ? n : 1, 256), half = r->size / 2;
   int rc;
   if (r->big) {
-    /* The previous functor took the whole ring; its copy is queued now. */
-    r->big = 0;
+    /* The previous functor took the whole ring; its copy is queued now
+     * (recorded before big is cleared, so a failed record is retried). */
     if ((rc = ring_record(s, r, 0)) != 0)
       return rc;
+    r->big = 0;
   }
   if (sz > half) {
     /* Larger than half the ring (ring_ready made sure it fits): the whole
