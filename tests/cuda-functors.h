@@ -19,6 +19,10 @@
     int64_t c[n];                                                              \
   } kc_f##bytes;
 KT_CUDA_SIZES(KT_CUDA_FUNCTOR)
+/* One larger than the CUDA plugin's 4 MB staging ring: the ring grows and
+ * the functor takes the whole of it (cuda-launch's check_reuse). */
+#define KT_CUDA_HUGE(X) X(4800024, 600000)
+KT_CUDA_HUGE(KT_CUDA_FUNCTOR)
 
 /* Order-sensitive reduction value: a polynomial hash of the sequence of
  * indices joined so far, and the sequence's length.  join(a, b) is the hash

@@ -11,6 +11,7 @@
     f->out[k] = f->tag * 1000003 + f->c[k % (n)] + f->c[(n)-1];                \
   });
 KT_CUDA_SIZES(KT_CUDA_KERNEL)
+KT_CUDA_HUGE(KT_CUDA_KERNEL)
 
 KC_REDUCER_IDENTITY(seqhash, kc_seqhash, v) {
   v->h = 0;

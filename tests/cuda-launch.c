@@ -12,8 +12,8 @@
  *    for the launch before (constant and global modes): every launch still
  *    sees exactly its own bytes, through one word changed and changed back,
  *    other kernels refilling the ring and the constant region in between,
- *    launches on a queue of its own, and a functor equal to bytes another
- *    kernel left in the ring;
+ *    launches on a queue of its own, a functor equal to bytes another
+ *    kernel left in the ring, and a 4.8 MB functor (the ring grows);
  *  - a CALL kernel (hand-written PTX) gets its arguments as parameters.
  *
  * Run as cuda-launch.cuda; SKIPs without a CUDA device. */
@@ -24,6 +24,7 @@
 
 #define KT_DECL(bytes, n) KC_KERNEL_DECLARE(kc_cuda_f##bytes);
 KT_CUDA_SIZES(KT_DECL)
+KT_CUDA_HUGE(KT_DECL)
 KC_KERNEL_DECLARE(kc_cuda_seqhash);
 KC_KERNEL_DECLARE(kc_cuda_iscan);
 KC_KERNEL_DECLARE(kc_cuda_hscan);
@@ -488,6 +489,10 @@ int main(void) {
     for (size_t s = 0; s < sizeof fb / sizeof fb[0]; s++)
       check_reuse(modes[m], fk[s], fb[s], fn[s], KC_KERNEL(kc_cuda_f240000),
                   KC_KERNEL(kc_cuda_f40000), KC_KERNEL(kc_cuda_f1600));
+    /* Last (the ring grows to 8 MB for it): a functor over the whole ring. */
+    check_reuse(modes[m], KC_KERNEL(kc_cuda_f4800024), 4800024, 600000,
+                KC_KERNEL(kc_cuda_f240000), KC_KERNEL(kc_cuda_f40000),
+                KC_KERNEL(kc_cuda_f1600));
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
       check_reductions(modes[m],
                        kc_test_large(sizes[s]) < sizes[s] && sizes[s] > 100000

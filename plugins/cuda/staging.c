@@ -212,8 +212,12 @@ static int ring_reserve(kc__cuda_state *s, kc__cuda_ring *r, size_t n,
   }
   if (sz > half) {
     /* Larger than half the ring (ring_ready made sure it fits): the whole
-     * of it, once both halves are free. */
-    if ((rc = ring_wait(s, r, 0)) || (rc = ring_wait(s, r, 1)))
+     * of it, once both halves are free.  The half the cursor is in has no
+     * event for the copies queued from it since it was entered: record
+     * one, or its slots would be overwritten before those copies ran (the
+     * launches before would read this functor's bytes). */
+    if ((rc = ring_record(s, r, r->half)) != 0 ||
+        (rc = ring_wait(s, r, 0)) != 0 || (rc = ring_wait(s, r, 1)) != 0)
       return rc;
     *off = 0;
     r->half = 1;
