@@ -4,7 +4,8 @@
  *  - functors of 8 B to 240 KB arrive whole and are the launch's own copy:
  *    hundreds of back-to-back launches, each with a different tag, write
  *    disjoint outputs; a staging slot reused too early shows up as another
- *    launch's tag (the ring's wrap-around and its whole-ring path included);
+ *    launch's tag (the ring's wrap-around included; its whole-ring path,
+ *    for functors over half the 4 MB ring, is check_reuse's 4.8 MB one);
  *  - reductions and scans whose custom join is associative but NOT
  *    commutative come out in index order; results to a host variable and
  *    left in a device allocation; empty ranges give the identity;
@@ -13,7 +14,9 @@
  *    sees exactly its own bytes, through one word changed and changed back,
  *    other kernels refilling the ring and the constant region in between,
  *    launches on a queue of its own, a functor equal to bytes another
- *    kernel left in the ring, and a 4.8 MB functor (the ring grows);
+ *    kernel left in the ring, and a 4.8 MB functor (the ring grows to
+ *    8 MB; each changed copy takes all of it right after forty 1.6 KB
+ *    launches whose copies must run first);
  *  - a CALL kernel (hand-written PTX) gets its arguments as parameters.
  *
  * Run as cuda-launch.cuda; SKIPs without a CUDA device. */
