@@ -67,6 +67,8 @@ void kc_host_backend_info(kc_info *out, int nthreads) {
   out->device = -1;
   out->spaces = 1u << KC_SPACE_HOST;
   kc_host_device_info(&out->dev);
+  /* A host team has at most the backend's threads (host-team.c). */
+  out->dev.max_threads_per_block = nthreads > 1 ? nthreads : 1;
 }
 
 void kc_host_device_info(kc_device_info *dev) {
@@ -81,9 +83,10 @@ void kc_host_device_info(kc_device_info *dev) {
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
   if (pages > 0 && psize > 0)
     dev->total_memory = (size_t)pages * (size_t)psize;
+  /* One thread: kc_host_backend_info raises it to the backend's threads. */
   dev->max_threads_per_block = 1;
   dev->warp_size = 1;
-  /* A host team's level-0 scratch limit (host teams are one thread). */
+  /* A host team's level-0 scratch limit. */
   dev->shared_memory_per_block = KC_HOST_SCRATCH0_MAX;
   dev->shared_memory_per_block_optin = KC_HOST_SCRATCH0_MAX;
   char mhz[64];

@@ -100,7 +100,8 @@ static void config(int ts, int vl) {
     if (m[0] != r || m[1] != ROWS || m[4] != 1 || m[5] != 1 || m[6] != 0 ||
         m[7] != 1 || m[2] < 1 || m[3] < 1 ||
         m[2] * m[3] > info.dev.max_threads_per_block ||
-        (info.device < 0 && (m[2] != 1 || m[3] != 1)) ||
+        (info.device < 0 && (m[3] != 1 || m[2] > info.num_threads ||
+                             (ts != KC_AUTO && m[2] > ts))) ||
         (info.device >= 0 && ts != KC_AUTO && m[2] != ts)) {
       KC_FAIL("%s: team %d saw rank %lld, league %lld, team size %lld, "
               "vector length %lld, sizes ok %lld/%lld, scratch problems "

@@ -490,7 +490,8 @@ KC_API int kc_host_cpu_count(void);
  * only; thread safe. */
 KC_API int kc_host_rank_share(int ncpus, int *first);
 
-/* Fills dev with the host CPU's description (name from /proc/cpuinfo). */
+/* Fills dev with the host CPU's description (name from /proc/cpuinfo);
+ * max_threads_per_block 1 (kc_host_backend_info sets the thread count). */
 KC_API void kc_host_device_info(kc_device_info *dev);
 
 /* Defaults for a host backend's probe and info slots.
@@ -498,7 +499,8 @@ KC_API void kc_host_device_info(kc_device_info *dev);
  * the probe slot itself.  kc_host_backend_info: fills what every host
  * backend reports alike: concurrency and num_threads = nthreads,
  * device_count 1, device -1 (no device), spaces HOST, dev the CPU
- * (kc_host_device_info); an info slot calls it and overrides what differs
+ * (kc_host_device_info) with max_threads_per_block = nthreads (the
+ * largest host team); an info slot calls it and overrides what differs
  * (e.g. concurrency, when its threads do not all run at once).  Both are
  * thread safe, touch no kc state and may be called from any slot. */
 KC_API int kc_host_backend_probe(int *ndevices);

@@ -184,8 +184,8 @@ typedef struct kc_device_info {
   int compute_major, compute_minor; /* 0 on host backends */
   int multiprocessors;              /* SMs, or cores on host backends */
   size_t total_memory;              /* bytes */
-  int max_threads_per_block;
-  size_t shared_memory_per_block;       /* default limit, bytes */
+  int max_threads_per_block;        /* the largest team; host: num_threads */
+  size_t shared_memory_per_block;   /* default limit, bytes */
   size_t shared_memory_per_block_optin; /* largest a kernel may opt into */
   size_t constant_memory;
   int warp_size;
