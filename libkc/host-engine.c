@@ -353,6 +353,59 @@ void kc__host_cleanup(void) {
 
 /* ------------------------------------------------------------- launch */
 
+/* The job a thread's launches publish to their tasks.  Each task reads the
+ * job's first lines (and a 1-D for nothing else of it), so after a launch
+ * every thread of it holds them shared; a job written again at the same
+ * address takes them from all of those caches (the writer waits for the
+ * invalidations before it forks, and every task misses on them again)
+ * even when the bytes are the same, as they are for launches from a time
+ * loop.  So the launch is built in a private job on the stack and copied
+ * into this one line by line, only where the bytes differ.  Team kinds,
+ * whose job holds pointers into itself, and a launch nested in another on
+ * its thread (a plugin's parallel() that launches) run on the stack job. */
+static _Thread_local struct {
+  job j;
+  int busy;
+} published;
+
+/* The job the tasks will read: `j` copied into the thread's published job
+ * where it differs, or `j` itself. */
+static job *publish(job *j, const kc_launch *l) {
+  const int small = j->functor == j->fcopy; /* the copy is made here */
+  if (j->run == kc__host_team_unit || published.busy) {
+    if (small)
+      memcpy(j->fcopy, l->functor, l->functor_size);
+    return j;
+  }
+  job *p = &published.j;
+  published.busy = 1;
+  if (small) {
+    j->functor = p->fcopy;
+    if (memcmp(p->fcopy, l->functor, l->functor_size) != 0)
+      memcpy(p->fcopy, l->functor, l->functor_size);
+  }
+  /* Lines 0 and 2 are wholly set (kc_host_launch zeroes them first). */
+  _Static_assert(offsetof(job, slots) + 64 == offsetof(job, md),
+                 "a job's third line ends where its MD part starts");
+  if (memcmp(p, j, 64) != 0)
+    memcpy(p, j, 64);
+  if (memcmp(&p->slots, &j->slots, 64) != 0)
+    memcpy(&p->slots, &j->slots, 64);
+  if (j->run == kc__host_md_unit && memcmp(&p->md, &j->md, sizeof j->md) != 0)
+    p->md = j->md;
+  p->nthreads = 0;
+  if (atomic_load_explicit(&p->overflow, memory_order_relaxed))
+    atomic_store_explicit(&p->overflow, 0, memory_order_relaxed);
+  if (atomic_load_explicit(&p->next, memory_order_relaxed))
+    atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+  return p;
+}
+
+static void unpublish(const job *jp) {
+  if (jp == &published.j)
+    published.busy = 0;
+}
+
 static const char *backend_label(void) {
   return kc__rt.name ? kc__rt.name : "host";
 }
@@ -421,7 +474,7 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
                      k->name, backend_label());
 
   /* Zeroed where every kind reads it: the first line, the third and what
-   * tasks write; the functor's copy is written below, the MD and team
+   * tasks write; the functor's copy is made by publish(), the MD and team
    * parts by their kinds' set-up (setup()).  Clearing all of it took
    * about 85 instructions a launch. */
   job j;
@@ -434,10 +487,8 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   j.teams.size = 0;
   j.l = l;
   j.functor = l->functor;
-  if (l->functor_size > 0 && l->functor_size <= sizeof j.fcopy) {
-    memcpy(j.fcopy, l->functor, l->functor_size);
-    j.functor = j.fcopy;
-  }
+  if (l->functor_size > 0 && l->functor_size <= sizeof j.fcopy)
+    j.functor = j.fcopy; /* copied by publish() */
   j.host = k->host;
   j.base = l->policy.begin[0];
   j.nunits = l->policy.end[0] - l->policy.begin[0];
@@ -453,10 +504,15 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
     x = &j.teams.exec;
 
   if (!j.reduces) {
-    if (j.nunits > 0)
-      x->parallel(x->ctx, task, &j);
+    int over = 0;
+    if (j.nunits > 0) {
+      job *jp = publish(&j, l);
+      x->parallel(x->ctx, task, jp);
+      over = atomic_load_explicit(&jp->overflow, memory_order_relaxed);
+      unpublish(jp);
+    }
     kc__host_teams_release(&j.teams);
-    if (atomic_load_explicit(&j.overflow, memory_order_relaxed))
+    if (over)
       return kc__error(KC_EINTERNAL,
                        "kc_host_launch: the backend's parallel() ran a task "
                        "with more threads than kc_host_exec.nthreads (%d)",
@@ -509,34 +565,38 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   void (*join)(void *, const void *) = k->reducer.join;
 
   memset(run, 0, 2 * j.stride);
+  job *jp = &j;
   if (j.nunits == 0) {
     j.identity(run);
   } else if (!j.scan) {
-    x->parallel(x->ctx, task, &j);
-    if (atomic_load_explicit(&j.overflow, memory_order_relaxed))
+    jp = publish(&j, l);
+    x->parallel(x->ctx, task, jp);
+    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed))
       goto overflow;
     /* Slot order is index order: the same answer for the same thread
      * count, and a join that is not commutative is respected. */
-    kc_index used = j.ordered && j.dynamic ? j.ngroups : j.nthreads;
+    kc_index used = j.ordered && j.dynamic ? j.ngroups : jp->nthreads;
     j.identity(run);
     for (kc_index t = 0; t < used; t++)
       join(run, j.slots + (size_t)t * j.stride);
   } else {
-    x->parallel(x->ctx, task, &j); /* pass 1: share totals */
-    if (atomic_load_explicit(&j.overflow, memory_order_relaxed))
+    jp = publish(&j, l);
+    x->parallel(x->ctx, task, jp); /* pass 1: share totals */
+    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed))
       goto overflow;
     /* Exclusive prefix over the shares' totals, in place. */
-    j.nshares = j.nthreads;
+    jp->nshares = jp->nthreads;
     j.identity(run);
-    for (int s = 0; s < j.nshares; s++) {
+    for (int s = 0; s < jp->nshares; s++) {
       unsigned char *slot = j.slots + (size_t)s * j.stride;
       memcpy(tmp, slot, vsize);
       memcpy(slot, run, vsize);
       join(run, tmp);
     }
-    j.final = 1;
-    x->parallel(x->ctx, task, &j); /* pass 2: store with the prefix */
+    jp->final = 1;
+    x->parallel(x->ctx, task, jp); /* pass 2: store with the prefix */
   }
+  unpublish(jp);
   /* Host backends finish the launch here, so even a result in a kc
    * allocation (result_async) is complete on return. */
   if (l->result)
@@ -548,6 +608,7 @@ done:
   return 0;
 
 overflow:
+  unpublish(jp);
   if (j.slots != local)
     slots_put(j.slots, from_cache);
   kc__host_teams_release(&j.teams);
