@@ -362,9 +362,14 @@ void kc__host_cleanup(void) {
  * loop.  So the launch is built in a private job on the stack and copied
  * into this one line by line, only where the bytes differ.  Team kinds,
  * whose job holds pointers into itself, and a launch nested in another on
- * its thread (a plugin's parallel() that launches) run on the stack job. */
+ * its thread (a plugin's parallel() that launches) run on the stack job.
+ * Aligned to a pair of lines (Intel's adjacent-line prefetcher fetches
+ * pairs): the thread-local words next to it, kc__self among them, are
+ * written at every launch, and a task's miss on the job's first line must
+ * not bring them into its cache, where the next write would have to take
+ * them back. */
 static _Thread_local struct {
-  job j;
+  _Alignas(128) job j;
   int busy;
 } published;
 
