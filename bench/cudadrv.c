@@ -65,6 +65,7 @@ int bench_cuda_open(bench_cuda *cu, int device, const char *ptx, char *why,
   LOAD(cuEventCreate, NULL);
   LOAD(cuEventDestroy, "cuEventDestroy_v2");
   LOAD(cuEventRecord, NULL);
+  LOAD(cuEventSynchronize, NULL);
   LOAD(cuFuncGetAttribute, NULL);
   LOAD(cuOccupancyMaxActiveBlocksPerMultiprocessor, NULL);
   LOAD(cuDeviceGetCount, NULL);

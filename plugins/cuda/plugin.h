@@ -43,6 +43,9 @@ enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
  * behind it. */
 typedef struct kc__cuda_ring {
   unsigned char *host; /* pinned, `size` bytes; NULL until first use */
+  /* Pageable, `size` bytes, the same slots: functors of at most
+   * KC__CUDA_PAGED_MAX bytes are copied from here instead (staging.c). */
+  unsigned char *paged;
   size_t size;
   size_t cursor; /* next free offset */
   int half;      /* the half the cursor is in */
