@@ -324,8 +324,8 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
   CUdeviceptr to = global ? r->dev + off : constant_slot(K->mod, n, &cpos);
   CUresult e;
   st->lane = NULL;
-  if (n && (e = s->cu->cuMemcpyHtoDAsync(to, from, n,
-                                         s->cur->stream)) != CUDA_SUCCESS)
+  if (n && (e = s->cu->cuMemcpyHtoDAsync(to, from, n, s->cur->stream)) !=
+               CUDA_SUCCESS)
     return kc__cuda_fail(s, e, KC_ELAUNCH,
                          "staging a functor (cuMemcpyHtoDAsync)");
   /* Remember where they went.  A slot past half the ring (r->big) spans
