@@ -44,7 +44,7 @@ enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
 typedef struct kc__cuda_ring {
   unsigned char *host; /* pinned, `size` bytes; NULL until first use */
   /* Pageable, `size` bytes, the same slots: functors of at most
-   * KC__CUDA_PAGED_MAX bytes are copied from here instead (staging.c). */
+   * PAGED_MAX bytes (staging.c) are copied from here instead. */
   unsigned char *paged;
   size_t size;
   size_t cursor; /* next free offset */
