@@ -169,7 +169,7 @@ sanitize() {
   local tool=$1 budget=$2 filter t0=$SECONDS
   filter=$(echo $3)
   local exlist=${4:-}
-  local n=0 bad=0 t name apis= ex
+  local n=0 bad=0 t name apis='' ex retried='' try
   echo "===== compute-sanitizer --tool $tool" >>"$OUT/sanitizer.log"
   # Each entry: a test stub, or "@example args".
   local -a entries=() exs=()
@@ -190,24 +190,39 @@ sanitize() {
     name=${t%.cuda}
     enough "$budget" || { echo "$name: skipped, out of time" >>"$OUT/sanitizer.log"; continue; }
     n=$((n + 1))
-    case $t in
-      @*)
-        ex=${t#@}
-        # shellcheck disable=SC2086
-        (cd "$build/examples" && KC_BACKEND=cuda \
-          KC_PLUGIN_PATH="$build/plugins/cuda/.libs" \
-          timeout $(($(left) - 20)) compute-sanitizer --tool "$tool" \
-          --error-exitcode 86 --print-limit 20 ./$ex) >"$OUT/san.tmp" 2>&1
-        ;;
-      *)
-        (cd "$build/tests" && KC_TEST_SCALE=50 KC_TEST_TIMEOUT=200 \
-          KC_TEST_SANITIZER=1 timeout $(($(left) - 20)) \
-          compute-sanitizer --tool "$tool" \
-          --error-exitcode 86 --print-limit 20 ./run-backend "./$t") \
-          >"$OUT/san.tmp" 2>&1
-        ;;
-    esac
-    local rc=$?
+    # compute-sanitizer itself sometimes dies of SIGSEGV (exit 139) with no
+    # summary: on the H100 machine (driver 580.159, CUDA 13.0, 2026-11-26)
+    # about one t-examples run in four, with kc builds of before and after
+    # that day's changes alike, and t-init, t-reduce, t-team once each on a
+    # loaded host.  Such a run says nothing about the program; it is run
+    # again once, and the summary row names it.
+    for try in 1 2; do
+      case $t in
+        @*)
+          ex=${t#@}
+          # shellcheck disable=SC2086
+          (cd "$build/examples" && KC_BACKEND=cuda \
+            KC_PLUGIN_PATH="$build/plugins/cuda/.libs" \
+            timeout $(($(left) - 20)) compute-sanitizer --tool "$tool" \
+            --error-exitcode 86 --print-limit 20 ./$ex) >"$OUT/san.tmp" 2>&1
+          ;;
+        *)
+          (cd "$build/tests" && KC_TEST_SCALE=50 KC_TEST_TIMEOUT=200 \
+            KC_TEST_SANITIZER=1 timeout $(($(left) - 20)) \
+            compute-sanitizer --tool "$tool" \
+            --error-exitcode 86 --print-limit 20 ./run-backend "./$t") \
+            >"$OUT/san.tmp" 2>&1
+          ;;
+      esac
+      local rc=$?
+      if test $try = 1 && test $rc -ge 128 &&
+        ! grep -q -E '^========= (ERROR|RACECHECK) SUMMARY' "$OUT/san.tmp"; then
+        echo "--- $t: exit $rc with no summary from compute-sanitizer; run again" >>"$OUT/sanitizer.log"
+        retried="$retried $name"
+        continue
+      fi
+      break
+    done
     # Memory errors and races, apart from API errors (a test's deliberate
     # out-of-memory or broken PTX makes the driver return an error, which
     # compute-sanitizer reports too).
@@ -239,6 +254,7 @@ sanitize() {
   rm -f "$OUT/san.tmp"
   row "$tool" "$n programs, $bad with memory errors or failures ($((SECONDS - t0)) s)"
   test -z "$apis" || row "" "  API errors reported (deliberate in those tests):$apis"
+  test -z "$retried" || row "" "  run twice (compute-sanitizer died with no summary the first time):$retried"
 }
 # The lists can be replaced: KC_GPU_MEMCHECK / KC_GPU_RACECHECK (tests),
 # KC_GPU_SAN_EXAMPLES (examples with their arguments, ';'-separated).
@@ -256,7 +272,7 @@ step_racecheck() {
 # --------------------------------------------------------------- examples
 step_examples() {
   enough 30 || { row examples "skipped: out of time"; return; }
-  local n=0 bad=0 f
+  local n=0 bad=0 f refused=''
   : >"$OUT/examples.log"
   for f in "$build"/examples/*; do
     test -f "$f" && test -x "$f" || continue
@@ -264,12 +280,21 @@ step_examples() {
     n=$((n + 1))
     echo "===== KC_BACKEND=cuda $(basename "$f")" >>"$OUT/examples.log"
     KC_BACKEND=cuda KC_PLUGIN_PATH="$build/plugins/cuda/.libs" \
-      timeout 60 "$f" >>"$OUT/examples.log" 2>&1
+      timeout 60 "$f" >"$OUT/example.tmp" 2>&1
     local rc=$?
+    cat "$OUT/example.tmp" >>"$OUT/examples.log"
     echo "exit $rc" >>"$OUT/examples.log"
-    test $rc -eq 0 || bad=$((bad + 1))
+    # saxpy's kernel is host-only on purpose (the example needs no PTX
+    # compiler); it refuses cuda by name, as documented.
+    if test $rc -ne 0 &&
+      grep -q "cannot run this example's host-only kernels" "$OUT/example.tmp"; then
+      refused="$refused $(basename "$f")"
+    elif test $rc -ne 0; then
+      bad=$((bad + 1))
+    fi
   done
-  row examples "$n run with KC_BACKEND=cuda, $bad failed"
+  rm -f "$OUT/example.tmp"
+  row examples "$n run with KC_BACKEND=cuda, $bad failed${refused:+ (host-only, refused as documented:$refused)}"
   # The model examples at a size worth timing, on the GPU and on the host
   # (OpenMP over the machine's cores): answers side by side.
   local args
