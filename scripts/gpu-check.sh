@@ -192,8 +192,8 @@ sanitize() {
     n=$((n + 1))
     # compute-sanitizer itself sometimes dies of SIGSEGV (exit 139) with no
     # summary: on the H100 machine (driver 580.159, CUDA 13.0, 2026-11-26)
-    # about one t-examples run in four, with kc builds of before and after
-    # that day's changes alike, and t-init, t-reduce, t-team once each on a
+    # in 5 of 12 t-examples runs, with kc builds of before and after that
+    # day's changes alike, and t-init, t-reduce, t-team once each on a
     # loaded host.  Such a run says nothing about the program; it is run
     # again once, and the summary row names it.
     for try in 1 2; do
