@@ -298,6 +298,49 @@ static void test_axpy(void) {
   KC_CHECK_OK(kc_free(dy));
 }
 
+/* Launch after launch of the same kernel with one thing changed each time
+ * (only the functor's bytes, only the range, nothing at all, or another
+ * kernel in between), each checked on its own: host backends republish a
+ * launch's job only where its bytes differ from the last launch's
+ * (host-engine.c), so a change that was not copied would leave the tasks
+ * running the last launch. */
+static void test_relaunch(void) {
+  enum { N = 1000, LAUNCHES = 120 };
+  int64_t *dfill = kc_test_dalloc(N * sizeof(int64_t), "relaunch fill");
+  int32_t *dhits = kc_test_dalloc(N * sizeof(int32_t), "relaunch hits");
+  kt_fill ff = {dfill, 0, 3, 7};
+  kt_count fc = {dhits, 0};
+  kc_index end = N;
+  unsigned rnd = 12345;
+  for (int n = 0; n < LAUNCHES && kc_test_failures() == 0; n++) {
+    rnd = rnd * 1103515245u + 12345u;
+    const unsigned what = (rnd >> 16) % 4;
+    if (what == 0)
+      ff.offset = n; /* the functor only */
+    else if (what == 1)
+      end = 1 + (kc_index)((rnd >> 8) % N); /* the range only */
+    kc_policy p = kc_range(0, end);
+    if (what == 3) /* another kernel, same range, just before */
+      KC_CHECK_OK(
+          kc_parallel_for(NULL, KC_TEST_KERNEL(kt_count), &p, &fc, sizeof fc));
+    KC_CHECK_OK(kc_memset(dfill, 0xff, N * sizeof(int64_t)));
+    KC_CHECK_OK(kc_parallel_for("relaunch", KC_TEST_KERNEL(kt_fill), &p, &ff,
+                                sizeof ff));
+    int64_t *fill = kc_test_download(dfill, N * sizeof(int64_t));
+    for (kc_index k = 0; k < N; k++) {
+      const int64_t want = k < end ? k * 3 + ff.offset : -1;
+      if (fill[k] != want) {
+        KC_FAIL("relaunch %d (change %u): out[%lld] = %lld, want %lld", n, what,
+                (long long)k, (long long)fill[k], (long long)want);
+        break;
+      }
+    }
+    free(fill);
+  }
+  KC_CHECK_OK(kc_free(dfill));
+  KC_CHECK_OK(kc_free(dhits));
+}
+
 int main(void) {
   kc_test_init_backend();
   test_policy_builders();
@@ -308,5 +351,6 @@ int main(void) {
   test_axpy();
   test_ranges();
   test_large();
+  test_relaunch();
   return kc_test_finish();
 }
