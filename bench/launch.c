@@ -22,13 +22,13 @@
  * again with hand-written staging, what CUDA code does for a functor it
  * cannot pass as a parameter: the functor copied to a device buffer with
  * cuMemcpyHtoDAsync, then an empty kernel launched with the buffer's
- * address, on the same stream.  Two ways of copying alternate rep by rep,
- * and each figure is the faster one's: straight from the functor (the
- * driver stages pageable memory itself), or from a pinned ring of 64
- * slots the functor is first copied into (an event per 16 slots keeps a
- * slot from being rewritten before its copy ran).  Then a parallel_reduce of
- * one double to a host variable against raw launch + synchronize + an 8-byte
- * cuMemcpyDtoH.  Each figure is the median of --reps runs.
+ * address, on the same stream.  Two ways of copying are timed in every
+ * rep, and each figure is the faster one's median: straight from the functor
+ * (the driver stages pageable memory itself), or from a pinned ring of 64 slots
+ * the functor is first copied into (an event per 16 slots keeps a slot from
+ * being rewritten before its copy ran).  Then a parallel_reduce of one double
+ * to a host variable against raw launch + synchronize + an 8-byte cuMemcpyDtoH.
+ * Each figure is the median of --reps runs.
  *
  * Prints the table last, with the launch-path targets (doc/benchmarks.md)
  * checked, and writes every figure to --csv FILE.  Exits 77 (SKIP) without a
