@@ -59,6 +59,7 @@ typedef struct opts {
   const char *csv;
   int cuda_block;
   double pause_ms;
+  int base_first; /* --baseline-first */
 } opts;
 
 /* One implementation's arrays and how to run its kernels. */
@@ -72,7 +73,7 @@ typedef struct side {
   double (*run)(struct side *s, int k); /* seconds for one launch */
 } side;
 
-static opts o = {1ull << 25, 100, 0, 0, NULL, 1024, 10.0};
+static opts o = {1ull << 25, 100, 0, 0, NULL, 1024, 10.0, 0};
 static size_t es; /* element size */
 
 /* ------------------------------------------------------------------ kc */
@@ -460,6 +461,8 @@ static void usage(FILE *f) {
           "(default 1024)\n"
           "  --pause-ms T       pause between kc and the baseline on host "
           "backends (default 10)\n"
+          "  --baseline-first   allocate the baseline's arrays before kc's "
+          "(default after)\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
           "77 backend absent.\n",
           prog);
@@ -474,6 +477,7 @@ static void parse(int argc, char **argv) {
       {"csv", required_argument, NULL, 'c'},
       {"cuda-block", required_argument, NULL, 'b'},
       {"pause-ms", required_argument, NULL, 'p'},
+      {"baseline-first", no_argument, NULL, 'B'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   int ch;
@@ -499,6 +503,9 @@ static void parse(int argc, char **argv) {
       break;
     case 'p':
       o.pause_ms = atof(optarg);
+      break;
+    case 'B':
+      o.base_first = 1;
       break;
     case 'h':
       usage(stdout);
@@ -560,11 +567,14 @@ int main(int argc, char **argv) {
          o.plain ? "plain pointers (--plain)" : "arrays declared restrict");
   fflush(stdout);
 
-  kc_setup(&kc);
+  if (!o.base_first)
+    kc_setup(&kc);
   if (host)
     omp_setup(&base, info.num_threads);
   else
     cuda_setup(&base, info.device < 0 ? 0 : info.device);
+  if (o.base_first)
+    kc_setup(&kc);
   printf("stream: baseline: %s\n", base.why);
   fflush(stdout);
 

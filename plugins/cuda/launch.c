@@ -156,7 +156,7 @@ static int range_args(const kc__cuda_state *s, job *j) {
   } else if (g > (kc_index)j->e->max_grid) {
     /* wide: about 4 indices per thread once that is more blocks than the
      * device holds at once */
-    kc_index w = mode == GRID_WIDE ? kc__cdiv(g, 4) : 0;
+    kc_index w = mode == GRID_WIDE ? kc__cdiv(g, KC_CUDA_WIDE_RUN) : 0;
     const int wide = w > (kc_index)j->e->max_grid && w <= (kc_index)0x7fffffff;
     g = wide ? w : (kc_index)j->e->max_grid;
     /* Chunks of 4 blocks' worth only where the wide grid is wider than the

@@ -118,6 +118,10 @@ typedef struct kc_cuda_team_args {
 #define KC_CUDA_MD_SHIFT 8 /* where the flags hold the origin's shift */
 #define KC_CUDA_MD_FLAGS_SYMBOL "kc__cuda_md_flags"
 #define KC_CUDA_SCAN_TILE_SYMBOL "kc__cuda_scan_tile"
+/* Indices per thread of a FOR's wide grid (kc_cuda_args.chunk = this many
+ * times blockDim.x): the kernels' drivers unroll chunks of exactly this
+ * shape; any other chunk still runs, by a tested loop. */
+#define KC_CUDA_WIDE_RUN 4
 /* kc_cuda_args.flags of REDUCE, MDREDUCE and TEAMREDUCE launches whose
  * result goes to the plugin's mapped pinned slot: after the result, the
  * last block writes 1 to the 32-bit word KC_CUDA_RESULT_DONE_AT(V) bytes

@@ -77,9 +77,31 @@ __device__ __forceinline__ V kc__ordered_total(const kc_cuda_args &a,
 template <class F, class B> struct kc__for_drv {
   KC__DEV void run(const kc_cuda_args &a, const F *f) {
     if (a.chunk > 0) {
-      /* Block b takes [begin + b chunk, + chunk), its threads blockDim.x
-       * apart: the wide grid's few indices a thread (kc_cuda_args). */
+      /* Block b takes [begin + b chunk, + chunk): the wide grid's few
+       * indices a thread (kc_cuda_args).  Warp w of the block takes the
+       * w-th run of 32 K of them (K = KC_CUDA_WIDE_RUN indices a
+       * thread), lane l every 32nd index from the run's l-th: a thread's
+       * indices are a constant 32 apart, so the compiler sees K accesses
+       * at fixed offsets from one address, can tell them apart, and issues
+       * every load before the first store.  With the stride blockDim.x,
+       * known only at run time, it had to assume a store might feed the
+       * next index's load, and a body such as a[i] += b[i] waited for
+       * each store (bench/stream Nstream, doubles, on an H100: 0.988 of
+       * the hand-written kernel before, 0.992 after). */
       const kc_index cb = a.begin + (kc_index)blockIdx.x * a.chunk;
+      const kc_index K = KC_CUDA_WIDE_RUN;
+      if (a.chunk == K * blockDim.x && blockDim.x % 32 == 0 &&
+          a.end - cb >= a.chunk) {
+        const kc_index lo =
+            cb + (kc_index)(threadIdx.x >> 5) * 32 * K + (threadIdx.x & 31u);
+#pragma unroll
+        for (int j = 0; j < KC_CUDA_WIDE_RUN; j++)
+          B::run(f, lo + 32 * j);
+        return;
+      }
+      /* The last chunk, or a chunk or block of another shape (warps of
+       * fewer than 32 threads): its indices blockDim.x apart, each
+       * tested. */
       const kc_index ce = min(cb + a.chunk, a.end);
       for (kc_index i = cb + threadIdx.x; i < ce; i += blockDim.x)
         B::run(f, i);
