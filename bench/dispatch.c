@@ -57,7 +57,8 @@ static struct {
   int verbose;
   double warmup_ms;
   int queue;
-} o = {20, 1000.0, 0.1, NULL, 0, 200.0, 0};
+  int base_first; /* --baseline-first */
+} o = {20, 1000.0, 0.1, NULL, 0, 200.0, 0, 0};
 
 static long long n;           /* indices per launch: one per thread */
 static long long delay_len;   /* DISPATCH_DELAY length giving delay_us */
@@ -256,6 +257,8 @@ static void usage(FILE *f) {
           "(default 200)\n"
           "  --queue        also launch the parallel_for on a kc queue "
           "(row parallel_for@q)\n"
+          "  --baseline-first  measure OpenMP's constructs before kc's "
+          "(default after)\n"
           "  -v, --verbose  print every outer repetition\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
           "77 backend absent or not a host backend.\n",
@@ -271,6 +274,7 @@ int main(int argc, char **argv) {
       {"verbose", no_argument, NULL, 'v'},
       {"warmup-ms", required_argument, NULL, 'w'},
       {"queue", no_argument, NULL, 'q'},
+      {"baseline-first", no_argument, NULL, 'B'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   int ch;
@@ -284,6 +288,9 @@ int main(int argc, char **argv) {
       break;
     case 'q':
       o.queue = 1;
+      break;
+    case 'B':
+      o.base_first = 1;
       break;
     case 'o':
       o.outer = atoi(optarg);
@@ -347,7 +354,8 @@ int main(int argc, char **argv) {
   fflush(stdout);
 
   result res[2][C_ALL];
-  for (int impl = 0; impl < 2; impl++) {
+  for (int side = 0; side < 2; side++) {
+    const int impl = o.base_first ? 1 - side : side;
     pause_ms(100);
     for (int c = 0; c < C_COUNT; c++)
       res[impl][c] = measure(impl, c);
