@@ -5,15 +5,13 @@
 # offsets and may issue every load of a thread's run before its first
 # store.  With the old stride of blockDim.x, known only at run time, a
 # body reading and writing one array (a[i] += b[i]) loaded each a[i] after
-# the previous index's store.  Built-in reductions walk their chunks the
-# same way.  Checks the PTX kcc makes for such a kernel:
+# the previous index's store.  Checks the PTX kcc makes for such a kernel:
 # its __kcp entry stores a[] at the offsets +256, +512 and +768 bytes of
 # one register (the run of 4 doubles); and where nvdisasm is at hand
 # (the CUDA toolkit's; the GPU machine has it), that ptxas put all four
-# loads of a[] before the first store; and that a sum's entry loads at
-# those offsets too.  The run itself is checked on the
+# loads of a[] before the first store.  The run itself is checked on the
 # GPU by t-for.cuda (kt_count over a range of 2^21 + 5 indices: every
-# index hit once), and the reduction's by t-reduce.cuda.
+# index hit once).
 # SKIP (77) when there is no PTX compiler.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
 
@@ -40,8 +38,6 @@ cat >"$work/k.kc.c" <<'K'
 #include <kc/kernel.h>
 KC_FOR_ARGS(rmw, ((double *, a), (const double *restrict, b)), i,
             a[i] += b[i])
-KC_REDUCE_SUM_ARGS(dot, ((const double *, a), (const double *, b)), i,
-                   double, acc, acc += a[i] * b[i])
 K
 if ! "$KCC" --ptx $KC_CPPFLAGS "$work/k.kc.c" -o "$work/k.ptx" \
   >"$work/ptx.log" 2>&1; then
@@ -68,26 +64,6 @@ else
   done
   test $fails -eq 0 &&
     echo "ok: rmw__kcp stores a[] at $reg, $reg+256, +512, +768"
-fi
-
-# A built-in reduction walks its chunks the same way: its __kcp entry loads
-# a[] (or b[]) at +256, +512 and +768 of one register.
-awk 'index($0, ".entry dot__kcp(") { on = 1 } on && /^}/ { on = 0 } on' \
-  "$work/k.ptx" >"$work/dot.ptx"
-test -s "$work/dot.ptx" || fail "no entry dot__kcp in the PTX"
-r2=$(awk '/ld\.global(\.nc)?\.f64/ && /\+256\]/ {
-    s = $0; sub(/.*\[/, "", s); sub(/\+256\].*/, "", s); print s; exit }' \
-  "$work/dot.ptx")
-if test -z "$r2"; then
-  fail "no load at a constant offset of +256 bytes in dot__kcp:" \
-    "the reduction's run is not a constant stride apart"
-elif grep -E "ld\.global(\.nc)?\.f64[[:space:]]+%fd[0-9]+, \[$r2\+512\]" \
-  "$work/dot.ptx" >/dev/null &&
-  grep -E "ld\.global(\.nc)?\.f64[[:space:]]+%fd[0-9]+, \[$r2\+768\]" \
-    "$work/dot.ptx" >/dev/null; then
-  echo "ok: dot__kcp loads at $r2, $r2+256, +512, +768"
-else
-  fail "dot__kcp: no loads through $r2 at +512 and +768"
 fi
 
 # SASS, where the toolkit can show it.

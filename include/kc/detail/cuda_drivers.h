@@ -124,36 +124,6 @@ template <class F, class V, class Op, class B> struct kc__reduce_drv {
       /* Built-in joins are commutative (MINLOC/MAXLOC break ties by index),
        * so threads may cover interleaved indices: coalesced loads. */
       Op::ident(&acc, a);
-      if (blockDim.x % 32 == 0) {
-        /* The range in chunks of KC_CUDA_WIDE_RUN * blockDim.x indices,
-         * block b taking chunks b, b + gridDim.x, ...; each chunk walked
-         * as the for's wide grid walks one (kc__for_drv): warp w its
-         * w-th run, lane l every 32nd index from the run's l-th, so a
-         * thread's loads of a step are at fixed offsets, a few hundred
-         * bytes apart, and issued together.  The grid-stride loop below
-         * put them a grid's width apart (2 MB of doubles on an H100):
-         * bench/stream's Dot went from 0.987-0.988 of the hand-written
-         * kernel to 0.991-0.994, float 1.011-1.013 to 1.016-1.021, and
-         * bench/reduce at 0.5-1 GB from 2877-2971 to 2908-2989 GB/s. */
-        const kc_index K = KC_CUDA_WIDE_RUN, C = K * blockDim.x;
-        const kc_index step = C * gridDim.x;
-        const kc_index lo =
-            (kc_index)(threadIdx.x >> 5) * 32 * K + (threadIdx.x & 31u);
-        kc_index cb = a.begin + (kc_index)blockIdx.x * C;
-        for (; a.end - cb >= C; cb += step) {
-#pragma unroll
-          for (int j = 0; j < KC_CUDA_WIDE_RUN; j++)
-            B::run(f, cb + lo + 32 * j, acc);
-        }
-        /* The chunk the range ends in, if this block has it. */
-        const kc_index ce = min(cb + C, a.end);
-        for (kc_index i = cb + threadIdx.x; i < ce; i += blockDim.x)
-          B::run(f, i, acc);
-        acc = kc__warp_join<V, Op>(acc);
-        kc__reduce_finish<V, Op>(a, kc__warps_join<V, Op>(acc, slots));
-        return;
-      }
-      /* Warps of fewer than 32 threads: a grid-stride loop. */
       const kc_index stride = (kc_index)blockDim.x * gridDim.x;
       /* Four strides a step, each index tested on its own: a body without
        * branches becomes predicated code, so the four indices' loads are
