@@ -87,7 +87,8 @@ template <class F, class B> struct kc__for_drv {
        * known only at run time, it had to assume a store might feed the
        * next index's load, and a body such as a[i] += b[i] waited for
        * each store (bench/stream Nstream, doubles, on an H100: 0.988 of
-       * the hand-written kernel before, 0.992 after). */
+       * the hand-written kernel before, 0.992 after).  Gathering bodies
+       * take more registers for it (doc/backends.md has the figures). */
       const kc_index cb = a.begin + (kc_index)blockIdx.x * a.chunk;
       const kc_index K = KC_CUDA_WIDE_RUN;
       if (a.chunk == K * blockDim.x && blockDim.x % 32 == 0 &&
