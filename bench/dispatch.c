@@ -257,7 +257,8 @@ static void usage(FILE *f) {
           "(default 200)\n"
           "  --queue        also launch the parallel_for on a kc queue "
           "(row parallel_for@q)\n"
-          "  --baseline-first  measure OpenMP's constructs before kc's "
+          "  --baseline-first\n"
+          "                 measure OpenMP's constructs before kc's "
           "(default after)\n"
           "  -v, --verbose  print every outer repetition\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
@@ -349,8 +350,9 @@ int main(int argc, char **argv) {
          kc_version(), info.backend, threads, threads == 1 ? "" : "s",
          bench_omp_label(), omp_threads, omp_threads == 1 ? "" : "s");
   printf("dispatch: %lld indices per launch, delay %.3f us per index "
-         "(length %lld), %d outer reps of >= %.0f us\n",
-         n, dus, delay_len, o.outer, o.target_us);
+         "(length %lld), %d outer reps of >= %.0f us, %s measured first\n",
+         n, dus, delay_len, o.outer, o.target_us,
+         o.base_first ? "OpenMP" : "kc");
   fflush(stdout);
 
   result res[2][C_ALL];

@@ -461,8 +461,8 @@ static void usage(FILE *f) {
           "(default 1024)\n"
           "  --pause-ms T       pause between kc and the baseline on host "
           "backends (default 10)\n"
-          "  --baseline-first   allocate the baseline's arrays before kc's "
-          "(default after)\n"
+          "  --baseline-first   set up the baseline (its arrays too) before "
+          "kc (default after)\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
           "77 backend absent.\n",
           prog);
@@ -575,7 +575,8 @@ int main(int argc, char **argv) {
     cuda_setup(&base, info.device < 0 ? 0 : info.device);
   if (o.base_first)
     kc_setup(&kc);
-  printf("stream: baseline: %s\n", base.why);
+  printf("stream: baseline: %s%s\n", base.why,
+         o.base_first ? " (set up before kc's side)" : "");
   fflush(stdout);
 
   run_sides(&kc, &base, K_COPY, K_DOT, host);

@@ -128,13 +128,14 @@ static int choose_mode(const kc__cuda_state *s, kc__cuda_kernel *K,
 }
 
 /* 1-D: the range and a grid striding over it: for a for (KC_CUDA_GRID,
- * default wide) about 4 indices per thread once the range outgrows the
- * resident blocks (resident: the resident blocks at most; full: a thread
- * per index while that fits a grid); reductions and scans keep the
- * resident grid (their scratch holds one value per block).  The wide
- * grid's blocks take contiguous chunks of at most 4 blockDim.x indices
- * (kc_cuda_args.chunk) instead of striding over the whole range: up to
- * 2.5% more bandwidth on the stream kernels on an H100.
+ * default wide) about KC_CUDA_WIDE_RUN (4) indices per thread once the
+ * range outgrows the resident blocks (resident: the resident blocks at
+ * most; full: a thread per index while that fits a grid); reductions and
+ * scans keep the resident grid (their scratch holds one value per block).
+ * The wide grid's blocks take contiguous chunks of at most
+ * KC_CUDA_WIDE_RUN blockDim.x indices (kc_cuda_args.chunk; the drivers
+ * unroll chunks of exactly that size) instead of striding over the whole
+ * range: up to 2.5% more bandwidth on the stream kernels on an H100.
  * doc/backends.md has the measurements behind the default. */
 static int range_args(const kc__cuda_state *s, job *j) {
   const kc_index begin = j->l->policy.begin[0], end = j->l->policy.end[0];
@@ -154,14 +155,15 @@ static int range_args(const kc__cuda_state *s, job *j) {
     if (g > (kc_index)0x7fffffff)
       g = j->e->max_grid;
   } else if (g > (kc_index)j->e->max_grid) {
-    /* wide: about 4 indices per thread once that is more blocks than the
-     * device holds at once */
+    /* wide: about KC_CUDA_WIDE_RUN indices per thread once that is more
+     * blocks than the device holds at once */
     kc_index w = mode == GRID_WIDE ? kc__cdiv(g, KC_CUDA_WIDE_RUN) : 0;
     const int wide = w > (kc_index)j->e->max_grid && w <= (kc_index)0x7fffffff;
     g = wide ? w : (kc_index)j->e->max_grid;
-    /* Chunks of 4 blocks' worth only where the wide grid is wider than the
-     * resident blocks: between 1 and 4 times their threads (cg's vectors
-     * of 10^6) the grid-stride loop over the resident grid was 1% faster
+    /* Chunks of KC_CUDA_WIDE_RUN blocks' worth only where the wide grid is
+     * wider than the resident blocks: between 1 and 4 times their threads
+     * (cg's vectors of 10^6) the grid-stride loop over the resident grid
+     * was 1% faster
      * (cg -n 100 -check 50 on an H100: 72.4-72.7 against 73.3-74.2 us an
      * iteration). */
     if (wide)
