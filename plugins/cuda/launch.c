@@ -163,9 +163,8 @@ static int range_args(const kc__cuda_state *s, job *j) {
     /* Chunks of KC_CUDA_WIDE_RUN blocks' worth only where the wide grid is
      * wider than the resident blocks: between 1 and 4 times their threads
      * (cg's vectors of 10^6) the grid-stride loop over the resident grid
-     * was 1% faster
-     * (cg -n 100 -check 50 on an H100: 72.4-72.7 against 73.3-74.2 us an
-     * iteration). */
+     * was 1% faster (cg -n 100 -check 50 on an H100: 72.4-72.7 against
+     * 73.3-74.2 us an iteration). */
     if (wide)
       j->a->chunk = kc__cdiv(end - begin, g * (kc_index)j->e->block) *
                     (kc_index)j->e->block;
