@@ -10,9 +10,12 @@
  *   +fence   µs per launch + kc_fence;
  *
  * the functor unchanged from launch to launch (constant and global modes
- * may then pass the copy staged for the launch before), and again, in the
+ * may then pass the copy staged for the launch before); again, in the
  * rows "constant/changing" and "global/changing", with its last 8 bytes
- * changed at every launch (each launch copies its functor);
+ * changed at every launch (each launch copies what changed); and in the
+ * rows "constant/alternating" and "global/alternating" alternating between
+ * two functors that differ in every 8-byte word (each launch copies all
+ * of it);
  *
  * against the same two loops with raw cuLaunchKernel of a hand-written
  * empty kernel taking the functor's bytes as its parameter (one block of
@@ -22,11 +25,14 @@
  * again with hand-written staging, what CUDA code does for a functor it
  * cannot pass as a parameter: the functor copied to a device buffer with
  * cuMemcpyHtoDAsync, then an empty kernel launched with the buffer's
- * address, on the same stream.  Two ways of copying are timed in every
- * rep, and each figure is the faster one's median: straight from the functor
- * (the driver stages pageable memory itself), or from a pinned ring of 64 slots
- * the functor is first copied into (an event per 16 slots keeps a slot from
- * being rewritten before its copy ran).  Then a parallel_reduce of one double
+ * address, on the same stream.  The ways of copying are timed in every
+ * rep, and each figure is the fastest one's median: straight from the
+ * functor (the driver stages pageable memory itself), from a pinned ring of
+ * 64 slots the functor is first copied into (an event per 16 slots keeps a
+ * slot from being rewritten before its copy ran), and, in the changing
+ * rows, only the 8 bytes that changed, straight from the functor, into the
+ * buffer's copy (what code that knows which field it changed does).  Then
+ * a parallel_reduce of one double
  * to a host variable against raw launch + synchronize + an 8-byte cuMemcpyDtoH.
  * Each figure is the median of --reps runs.
  *
@@ -60,17 +66,27 @@ static const char *prog = "launch";
 #define KC_ARGS_BYTES 72
 #define CONSTANT_REGION 61440
 
-enum { NSIZES = 5, NMODES = 6 };
+enum { NSIZES = 5, NMODES = 8 };
+/* How the functor changes from launch to launch in a mode's row. */
+enum { UNCHANGED, CHANGING, ALTERNATING };
+/* Ways of hand-written staging: pageable, pinned ring, the changed bytes
+ * only (CHANGING rows). */
+enum { WAYS = 3 };
 static const size_t sizes[NSIZES] = {8, 128, 1600, 24000, 240000};
-/* One kc_init cycle each: the label, KC_CUDA_LAUNCH, and whether the
- * functor changes at every launch. */
+/* One kc_init cycle each: the label, KC_CUDA_LAUNCH, and how the functor
+ * changes from launch to launch. */
 static const struct {
   const char *label, *launch;
   int changing;
 } modes[NMODES] = {
-    {"auto", "auto", 0},         {"param", "param", 0},
-    {"constant", "constant", 0}, {"constant/changing", "constant", 1},
-    {"global", "global", 0},     {"global/changing", "global", 1},
+    {"auto", "auto", UNCHANGED},
+    {"param", "param", UNCHANGED},
+    {"constant", "constant", UNCHANGED},
+    {"constant/changing", "constant", CHANGING},
+    {"constant/alternating", "constant", ALTERNATING},
+    {"global", "global", UNCHANGED},
+    {"global/changing", "global", CHANGING},
+    {"global/alternating", "global", ALTERNATING},
 };
 
 typedef struct row {
@@ -137,23 +153,32 @@ static void stager_close(bench_cuda *cu, stager *g) {
   BENCH_CU(cu, cu->cuMemFree(g->dbuf));
 }
 
-/* pinned: through the ring, else straight from f.  The functor's last 8
- * bytes change at every launch, as in kc_run's changing rows. */
+/* way 1: through the ring, 0: straight from the functor, 2: its last 8
+ * bytes alone.  The functor changes as in kc_run: its last 8 bytes
+ * (CHANGING), or it is f and f2 in turn (ALTERNATING). */
 static double stage_run(bench_cuda *cu, stager *g, unsigned char *f,
-                        size_t bytes, int iters, int sync, int pinned) {
+                        unsigned char *f2, size_t bytes, int iters, int sync,
+                        int way, int changing) {
   const size_t slot = (bytes + 255) / 256 * 256;
   void *params[1] = {&g->dbuf};
   BENCH_CU(cu, cu->cuCtxSynchronize());
   double t0 = bench_now();
   for (int i = 0; i < iters; i++) {
-    long long v = i + 1;
-    memcpy(f + bytes - sizeof v, &v, sizeof v);
-    const void *src = f;
-    if (pinned) {
+    const unsigned char *src = f;
+    if (changing == ALTERNATING) {
+      src = i % 2 ? f2 : f;
+    } else {
+      long long v = i + 1;
+      memcpy(f + bytes - sizeof v, &v, sizeof v);
+    }
+    if (way == 2) {
+      BENCH_CU(cu, cu->cuMemcpyHtoDAsync(g->dbuf + bytes - 8, src + bytes - 8,
+                                         8, NULL));
+    } else if (way == 1) {
       unsigned s = g->slot++ % RING_SLOTS, grp = s / RING_GROUP;
       if (s % RING_GROUP == 0 && g->recorded[grp])
         BENCH_CU(cu, cu->cuEventSynchronize(g->ev[grp]));
-      src = memcpy(g->ring + s * slot, f, bytes);
+      src = memcpy(g->ring + s * slot, src, bytes);
       BENCH_CU(cu, cu->cuMemcpyHtoDAsync(g->dbuf, src, bytes, NULL));
       if (s % RING_GROUP == RING_GROUP - 1) {
         BENCH_CU(cu, cu->cuEventRecord(g->ev[grp], NULL));
@@ -191,19 +216,22 @@ static double raw_run(bench_cuda *cu, CUfunction fn, void *f, int iters,
 
 /* -------------------------------------------------------- the kc side */
 
-/* changing: the functor's last 8 bytes (every size has them) are the
- * launch's number. */
-static double kc_run(kc_kernel *k, void *f, size_t bytes, int iters, int sync,
-                     int changing) {
+/* CHANGING: the functor's last 8 bytes (every size has them) are the
+ * launch's number; ALTERNATING: the functor is f and f2 in turn. */
+static double kc_run(kc_kernel *k, void *f, void *f2, size_t bytes, int iters,
+                     int sync, int changing) {
   kc_policy p = kc_range(0, 1);
   BENCH_KC(kc_fence());
   double t0 = bench_now();
   for (int i = 0; i < iters; i++) {
-    if (changing) {
+    const void *src = f;
+    if (changing == ALTERNATING) {
+      src = i % 2 ? f2 : f;
+    } else if (changing == CHANGING) {
       long long v = i + 1;
       memcpy((char *)f + bytes - sizeof v, &v, sizeof v);
     }
-    BENCH_KC(kc_parallel_for(NULL, k, &p, f, bytes));
+    BENCH_KC(kc_parallel_for(NULL, k, &p, src, bytes));
     if (sync)
       BENCH_KC(kc_fence());
   }
@@ -278,9 +306,12 @@ int main(int argc, char **argv) {
   CUfunction raw_none = bench_cuda_function(&cu, "raw_none");
   stager stg;
   stager_open(&cu, &stg);
-  unsigned char *sfun = calloc(1, 240000); /* the staged functor */
-  if (!sfun)
+  /* The staged functors, and kc's: the second of each pair differs from
+   * the first in every byte (ALTERNATING rows). */
+  unsigned char *sfun = calloc(1, 240000), *sfun2 = malloc(240000);
+  if (!sfun || !sfun2)
     bench_die(prog, "out of memory");
+  memset(sfun2, 0xa5, 240000);
   CUdeviceptr raw_res = 0;
   BENCH_CU(&cu, cu.cuMemAlloc(&raw_res, 64));
   BENCH_CU(&cu, cu.cuMemsetD8(raw_res, 0, 64));
@@ -293,15 +324,19 @@ int main(int argc, char **argv) {
       bench_die(prog, "kernel of size %zu not registered", sizes[k]);
   if (!KC_KERNEL(lb_reduce))
     bench_die(prog, "kernel lb_reduce not registered");
-  void *functor = calloc(1, 240000);
-  if (!functor)
+  void *functor = calloc(1, 240000), *functor2 = malloc(240000);
+  if (!functor || !functor2)
     bench_die(prog, "out of memory");
+  memset(functor2, 0xa5, 240000);
 
   FILE *csv = bench_csv_open(prog, csv_path,
                              "functor_bytes,mode,kind,kc_us,raw_us,ratio,"
                              "kc_min_us,raw_min_us,iters,reps");
-  double *t[8];
-  for (int j = 0; j < 8; j++)
+  /* kc async, raw async, kc +fence, raw +fence, then each way of
+   * hand-written staging async, and each +fence. */
+  enum { NT = 4 + 2 * WAYS };
+  double *t[NT];
+  for (int j = 0; j < NT; j++)
     t[j] = malloc(sizeof(double) * (size_t)reps);
   double red_kc = 0, red_raw = 0, red_kc_min = 0, red_raw_min = 0;
 
@@ -322,23 +357,25 @@ int main(int argc, char **argv) {
         continue;
       /* Warm-up: module load and JIT, rings, the driver's own caches. */
       const int ch = modes[m].changing;
-      kc_run(kern[k], functor, b, 200, 0, ch);
+      kc_run(kern[k], functor, functor2, b, 200, 0, ch);
       if (raw_fn[k])
         raw_run(&cu, raw_fn[k], functor, 200, 0, 0, NULL);
       for (int r = 0; r < reps; r++) {
-        t[0][r] = kc_run(kern[k], functor, b, iters, 0, ch);
+        t[0][r] = kc_run(kern[k], functor, functor2, b, iters, 0, ch);
         t[1][r] =
             raw_fn[k] ? raw_run(&cu, raw_fn[k], functor, iters, 0, 0, NULL) : 0;
-        t[2][r] = kc_run(kern[k], functor, b, sync_iters, 1, ch);
+        t[2][r] = kc_run(kern[k], functor, functor2, b, sync_iters, 1, ch);
         t[3][r] = raw_fn[k]
                       ? raw_run(&cu, raw_fn[k], functor, sync_iters, 1, 0, NULL)
                       : 0;
-        /* Hand-written staging, both ways (changing rows only). */
-        for (int v = 0; ch && v < 2; v++) {
+        /* Hand-written staging, each way (changing rows only; the
+         * changed bytes alone in CHANGING rows). */
+        for (int v = 0; ch && v < (ch == CHANGING ? WAYS : 2); v++) {
           if (r == 0)
-            stage_run(&cu, &stg, sfun, b, 200, 0, v);
-          t[4 + v][r] = stage_run(&cu, &stg, sfun, b, iters, 0, v);
-          t[6 + v][r] = stage_run(&cu, &stg, sfun, b, sync_iters, 1, v);
+            stage_run(&cu, &stg, sfun, sfun2, b, 200, 0, v, ch);
+          t[4 + v][r] = stage_run(&cu, &stg, sfun, sfun2, b, iters, 0, v, ch);
+          t[4 + WAYS + v][r] =
+              stage_run(&cu, &stg, sfun, sfun2, b, sync_iters, 1, v, ch);
         }
       }
       row *w = &rows[k][m];
@@ -358,22 +395,27 @@ int main(int argc, char **argv) {
                 w->raw_sync_min, sync_iters, reps);
       }
       if (ch) {
-        /* The faster way of staging, async and +fence. */
-        static const char *const kind[4] = {
+        /* The fastest way of staging, async and +fence. */
+        static const char *const kind[2 * WAYS] = {
             "staged-pageable-async", "staged-pinned-async",
-            "staged-pageable-fence", "staged-pinned-fence"};
-        double med[4], mn[4];
-        for (int v = 0; v < 4; v++) {
-          med[v] = bench_median(t[4 + v], reps, &mn[v]);
-          const double kcv = v < 2 ? w->kc_async : w->kc_sync;
-          const double kcm = v < 2 ? w->kc_async_min : w->kc_sync_min;
+            "staged-patch-async",    "staged-pageable-fence",
+            "staged-pinned-fence",   "staged-patch-fence"};
+        w->st_async = w->st_sync = 0;
+        for (int v = 0; v < 2 * WAYS; v++) {
+          if (ch != CHANGING && v % WAYS == 2)
+            continue;
+          double mn, med = bench_median(t[4 + v], reps, &mn);
+          const int as = v < WAYS;
+          const double kcv = as ? w->kc_async : w->kc_sync;
+          const double kcm = as ? w->kc_async_min : w->kc_sync_min;
           if (csv)
             fprintf(csv, "%zu,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d\n", b,
-                    modes[m].label, kind[v], kcv, med[v], kcv / med[v], kcm,
-                    mn[v], v < 2 ? iters : sync_iters, reps);
+                    modes[m].label, kind[v], kcv, med, kcv / med, kcm, mn,
+                    as ? iters : sync_iters, reps);
+          double *best = as ? &w->st_async : &w->st_sync;
+          if (*best == 0 || med < *best)
+            *best = med;
         }
-        w->st_async = med[0] < med[1] ? med[0] : med[1];
-        w->st_sync = med[2] < med[3] ? med[2] : med[3];
       }
     }
     if (m == 0) {
@@ -396,6 +438,7 @@ int main(int argc, char **argv) {
   BENCH_CU(&cu, cu.cuMemFree(raw_res));
   stager_close(&cu, &stg);
   free(sfun);
+  free(sfun2);
   bench_csv_close(prog, csv, csv_path);
   bench_cuda_close(&cu);
   BENCH_KC(kc_finalize());
@@ -412,7 +455,8 @@ int main(int argc, char **argv) {
    * the raw parameter launch of the same size (unchanged functor; the
    * changing one is reported beside it); a 240 KB functor <= 15 us; a
    * scalar reduction to a host variable <= 10 us. */
-  int ok_auto = 1, ok_const = 1, ok_const_ch = 1, ok_240 = 1, ok_240_ch = 1;
+  /* ok_const and ok_240 by how the functor changes (UNCHANGED ...). */
+  int ok_auto = 1, ok_const[3] = {1, 1, 1}, ok_240[3] = {1, 1, 1};
   double worst_st = 0; /* changing rows: the largest kc / staged */
   for (int k = 0; k < NSIZES; k++)
     for (int m = 0; m < NMODES; m++) {
@@ -432,12 +476,8 @@ int main(int argc, char **argv) {
                w->raw_sync, rs);
         if (strcmp(lm, "auto") == 0 && (ra > 1.05 || rs > 1.05))
           ok_auto = 0;
-        if (strcmp(lm, "constant") == 0 && ra > 1.3) {
-          if (modes[m].changing)
-            ok_const_ch = 0;
-          else
-            ok_const = 0;
-        }
+        if (strcmp(lm, "constant") == 0 && ra > 1.3)
+          ok_const[modes[m].changing] = 0;
       } else {
         printf("%-8s %-18s | %8.2f %8s %6s | %8.2f %8s %6s\n", sz,
                modes[m].label, w->kc_async, "-", "-", w->kc_sync, "-", "-");
@@ -452,32 +492,31 @@ int main(int argc, char **argv) {
         if (rs > worst_st)
           worst_st = rs;
       }
-      if (sizes[k] == 240000 && strcmp(lm, "global") == 0 &&
-          w->kc_async > 15.0) {
-        if (modes[m].changing)
-          ok_240_ch = 0;
-        else
-          ok_240 = 0;
-      }
+      if (sizes[k] == 240000 && strcmp(lm, "global") == 0 && w->kc_async > 15.0)
+        ok_240[modes[m].changing] = 0;
     }
   printf("%-8s %-18s | %8.2f %8.2f %6.2f |  (raw: launch + sync + 8 B "
          "cuMemcpyDtoH)\n",
          "reduce", "auto", red_kc, red_raw, red_kc / red_raw);
   printf("targets: auto <= 1.05x raw for every size that fits in "
-         "parameters: %s; constant <= 1.3x raw param: %s (functor "
-         "changing at every launch: %s); 240 KB <= 15 us: %s (changing: %s); "
+         "parameters: %s; constant <= 1.3x raw param: %s (its last 8 bytes "
+         "changing at every launch: %s; alternating between two functors: "
+         "%s); 240 KB <= 15 us: %s (changing: %s; alternating: %s); "
          "scalar reduce to a host variable <= 10 us: %s\n",
-         verdict(ok_auto), verdict(ok_const), verdict(ok_const_ch),
-         verdict(ok_240), verdict(ok_240_ch), verdict(red_kc <= 10.0));
+         verdict(ok_auto), verdict(ok_const[UNCHANGED]),
+         verdict(ok_const[CHANGING]), verdict(ok_const[ALTERNATING]),
+         verdict(ok_240[UNCHANGED]), verdict(ok_240[CHANGING]),
+         verdict(ok_240[ALTERNATING]), verdict(red_kc <= 10.0));
   printf("changing functors against hand-written staging (copy + launch, "
          "\"vs staged\" rows): at most %.2fx\n",
          worst_st);
   printf("(Kokkos on an H200: %.1f us at 8 B, %.1f at 1.6 KB, %.1f "
          "at 240 KB)\n",
          KOKKOS_8B, KOKKOS_1600B, KOKKOS_240KB);
-  for (int j = 0; j < 8; j++)
+  for (int j = 0; j < NT; j++)
     free(t[j]);
   free(functor);
+  free(functor2);
   free(ptx);
   return 0;
 }

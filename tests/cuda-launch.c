@@ -17,6 +17,10 @@
  *    kernel left in the ring, and a 4.8 MB functor (the ring grows to
  *    8 MB; each changed copy takes all of it right after forty 1.6 KB
  *    launches whose copies must run first);
+ *  - a functor that changes a little at every launch (the staged copy may
+ *    be patched: only the span that changed is copied) is read whole and
+ *    current by each launch, the span wandering over the functor, with
+ *    changes too wide to patch, refills and queues in between;
  *  - a CALL kernel (hand-written PTX) gets its arguments as parameters.
  *
  * Run as cuda-launch.cuda; SKIPs without a CUDA device. */
@@ -124,8 +128,8 @@ static void churn(kc_kernel *ck, size_t cbytes, size_t cn, int64_t *cout,
  * staging ring too (20 functors of 240 KB: both halves of its 4 MB); in
  * some runs two launches of the unchanged functor go to a queue of their
  * own.  Each launch's outputs are checked against the bytes it was given.
- * The memcmp against the ring slot and the constant region's position
- * check are each needed to pass. */
+ * The compare and the constant region's position check are each needed
+ * to pass. */
 static void check_reuse(const char *mode, kc_kernel *k, size_t bytes, size_t n,
                         kc_kernel *big, kc_kernel *mid, kc_kernel *small) {
   size_t fsize = 3 * sizeof(int64_t) + n * sizeof(int64_t);
@@ -203,14 +207,17 @@ static void check_reuse(const char *mode, kc_kernel *k, size_t bytes, size_t n,
   KC_CHECK_OK(kc_free(dout));
 }
 
-/* The ring stamps, in constant mode: kc_cuda_f1600 is staged (its
- * constant slot and a ring slot) with a functor F; then 20 functors of
- * 240 KB go to global memory (the whole ring refilled, the constant
- * region untouched), their bytes repeating every 256 bytes, as the ring's
- * slots do; then f1600 gets 1600 of those bytes as its functor G.  Its old
- * ring slot now holds G's bytes, but its constant slot still holds F: only
- * the ring's stamps tell.  Run first after kc_init, before f1600 has
- * changed functors twice in a row (which would skip the compare). */
+/* Bytes another kernel left in the ring, in constant mode: kc_cuda_f1600
+ * is staged (its constant slot and a ring slot) with a functor F; then 20
+ * functors of 240 KB go to global memory (the whole ring refilled, the
+ * constant region untouched), their bytes repeating every 256 bytes, as
+ * the ring's slots do; then f1600 gets 1600 of those bytes as its functor
+ * G.  Its old ring slot now holds G's bytes, but its constant slot still
+ * holds F: a compare against the ring slot would take G for unchanged
+ * (the plugin once told it by the ring's stamps; it now compares against
+ * a copy of the functor of its own).  Run first after kc_init, before
+ * f1600 has changed functors twice in a row (which would skip the
+ * compare). */
 static void check_reuse_aliased(const char *mode, kc_kernel *k,
                                 kc_kernel *big) {
   enum { N = 197, PERIOD = 32 }; /* kc_f1600: 24 + 8 * 197 bytes */
@@ -266,6 +273,85 @@ static void check_reuse_aliased(const char *mode, kc_kernel *k,
   free(x);
   free(g);
   KC_CHECK_OK(kc_free(xout));
+  KC_CHECK_OK(kc_free(dout));
+}
+
+/* ------------------------------------------------ patched functors */
+
+#define PATCH_LAUNCHES 240
+
+/* A functor that changes a little at every launch (the staged copy may be
+ * patched in place, only the span that changed copied): launch l covers
+ * [l*SPAN, (l+1)*SPAN) and so reads the payload words (l*SPAN + s) % n and
+ * the last one; it first sets the words it reads to values of its own
+ * (a span of SPAN words that wanders over the whole functor and wraps
+ * around it), and at some launches also the last word (a span over half
+ * the functor: copied whole), three times in a row at some (the plugin
+ * then stops comparing for a while).  The tag stays, so a launch that
+ * read a stale or half-patched copy shows another launch's word.  Other
+ * kernels refill the ring and the constant region now and then, and some
+ * launches go to a queue of their own.  Each launch's outputs are checked
+ * against the bytes it was given. */
+static void check_patch(const char *mode, kc_kernel *k, size_t bytes, size_t n,
+                        kc_kernel *big, kc_kernel *mid) {
+  size_t fsize = 3 * sizeof(int64_t) + n * sizeof(int64_t);
+  KC_REQUIRE(fsize == bytes);
+  const size_t outs = (size_t)PATCH_LAUNCHES * SPAN;
+  int64_t *f = kc_test_xmalloc(fsize);
+  int64_t *want = kc_test_xmalloc(sizeof(int64_t) * outs);
+  int64_t *dout = kc_test_dalloc(sizeof(int64_t) * outs, "out");
+  int64_t *cout = kc_test_dalloc(sizeof(int64_t) * SPAN, "churn out");
+  KC_REQUIRE_OK(kc_memset(dout, 0xff, sizeof(int64_t) * outs));
+  kc_queue *q = NULL;
+  KC_REQUIRE_OK(kc_queue_create(&q, 0));
+  int64_t *c = f + 3;
+  f[0] = (int64_t)(intptr_t)dout;
+  f[1] = 0;
+  f[2] = 4711;
+  for (size_t j = 0; j < n; j++)
+    c[j] = (int64_t)(j * 7 + bytes);
+  int failed = 0;
+  for (int l = 0; l < PATCH_LAUNCHES && !failed; l++) {
+    for (int s = 0; s < SPAN; s++)
+      c[((size_t)l * SPAN + (size_t)s) % n] = (int64_t)l * 1000 + s;
+    const int r = l % 16;
+    if (r == 5 || r == 8 || r == 9 || r == 10)
+      c[n - 1] = -l;
+    for (int s = 0; s < SPAN; s++) {
+      const size_t i = (size_t)l * SPAN + (size_t)s;
+      want[i] = f[2] * 1000003 + c[i % n] + c[n - 1];
+    }
+    if (l % 40 == 20)
+      churn(big, 240000, 29997, cout, 20);
+    if (l % 40 == 30)
+      churn(mid, 40000, 4997, cout, 3);
+    kc_policy p = kc_range((kc_index)l * SPAN, (kc_index)(l + 1) * SPAN);
+    if (l % 50 == 49 || l % 50 == 0)
+      p = kc_policy_on(p, q);
+    if (KC_CHECK_OK(kc_parallel_for(NULL, k, &p, f, fsize)) != 0)
+      failed = 1;
+  }
+  KC_CHECK_OK(kc_queue_fence(q));
+  KC_CHECK_OK(kc_queue_destroy(q));
+  int64_t *out = kc_test_download(dout, sizeof(int64_t) * outs);
+  long bad = 0, first = -1;
+  for (size_t i = 0; i < outs; i++)
+    if (out[i] != want[i] && bad++ == 0)
+      first = (long)i;
+  if (bad)
+    KC_FAIL("mode %s, %zu-byte functor changed a little at every launch: "
+            "%ld of %zu outputs wrong, first at %ld (launch %ld): %" PRId64
+            ", want %" PRId64,
+            mode, bytes, bad, outs, first, first / SPAN, out[first],
+            want[first]);
+  else
+    KC_INFO("mode %s: %d launches of a %zu-byte functor changed a little "
+            "each time: ok",
+            mode, PATCH_LAUNCHES, bytes);
+  free(out);
+  free(want);
+  free(f);
+  KC_CHECK_OK(kc_free(cout));
   KC_CHECK_OK(kc_free(dout));
 }
 
@@ -492,6 +578,9 @@ int main(void) {
     for (size_t s = 0; s < sizeof fb / sizeof fb[0]; s++)
       check_reuse(modes[m], fk[s], fb[s], fn[s], KC_KERNEL(kc_cuda_f240000),
                   KC_KERNEL(kc_cuda_f40000), KC_KERNEL(kc_cuda_f1600));
+    for (size_t s = 2; s < sizeof fb / sizeof fb[0]; s++)
+      check_patch(modes[m], fk[s], fb[s], fn[s], KC_KERNEL(kc_cuda_f240000),
+                  KC_KERNEL(kc_cuda_f40000));
     /* Last (the ring grows to 8 MB for it): a functor over the whole ring. */
     check_reuse(modes[m], KC_KERNEL(kc_cuda_f4800024), 4800024, 600000,
                 KC_KERNEL(kc_cuda_f240000), KC_KERNEL(kc_cuda_f40000),

@@ -102,23 +102,31 @@ typedef struct kc__cuda_entry {
   kc__cuda_occ occ[KC__CUDA_OCC_SLOTS]; /* by (block + 31) / 32 - 1 */
 } kc__cuda_entry;
 
-/* A kernel's last staged functor (constant and global modes): where its
- * bytes are, host side (the ring slot they were copied into) and device
- * side (the address the kernel read them from).  A launch whose functor
- * has the same bytes, on the same lane and in the same mode, while both
- * copies are intact, passes that address again and copies nothing
- * (kc__cuda_stage).  A kernel whose functor changed at two launches in a
- * row then skips the compare at its next 7 launches that could reuse
- * (same lane, size and mode, copies intact), until one matches. */
+/* A kernel's last staged functor (constant and global modes): the device
+ * address the kernel read it from, and a copy of its bytes of the
+ * kernel's own (the shadow).  A launch whose functor has the same bytes,
+ * on the same lane and in the same mode, while the device copy is intact,
+ * passes that address again and copies nothing (kc__cuda_stage).  One
+ * whose bytes differ from the shadow only within a span of at most half
+ * of them copies that span alone, into the same device address (a patch:
+ * the launches that read the old bytes are before it on the stream).  A
+ * kernel whose functor changed by more than that at two launches in a
+ * row then skips the compare at its next 7 launches on the same lane, in
+ * the same size and mode, and the shadow's upkeep with it; the next copy
+ * after them refreshes the shadow. */
 typedef struct kc__cuda_staged {
   const struct kc__cuda_lane *lane; /* NULL: nothing staged */
   int global;
-  size_t n, off;               /* functor bytes; offset in the ring */
-  int halves;                  /* ring halves the slot spans (bits 0, 1) */
+  size_t n;                    /* functor bytes */
+  int halves;                  /* global mode: the ring halves the device
+                                  slot's offset spans (bits 0, 1) */
   unsigned long long stamp[2]; /* those halves' stamps when it was filled */
   unsigned long long cpos;     /* constant mode: the region's staging_mono
                                   where the slot starts */
   CUdeviceptr dev;
+  unsigned char *shadow; /* malloc'd, shadow_cap bytes, or NULL */
+  size_t shadow_cap;
+  int shadow_ok;         /* the shadow holds the device copy's n bytes */
   unsigned misses, skip; /* changed functors in a row; compares to skip */
 } kc__cuda_staged;
 
@@ -300,6 +308,7 @@ int kc__cuda_scan_tiles(kc__cuda_state *s, unsigned ntiles, size_t vs,
                         unsigned *epoch);
 int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
                    size_t n, int global, CUdeviceptr *dst);
+void kc__cuda_staged_free(kc__cuda_staged *st);
 int kc__cuda_lane_open(kc__cuda_state *s, kc__cuda_lane *L, unsigned flags);
 void kc__cuda_lane_close(kc__cuda_state *s, kc__cuda_lane *L);
 void kc__cuda_launch_finalize(kc__cuda_state *s);

@@ -280,17 +280,67 @@ static CUdeviceptr constant_slot(kc__cuda_module *m, size_t n,
   return to;
 }
 
-/* Are K's last staged bytes (st) still where it left them, on this lane
- * and in this mode, host side and device side? */
+/* Does K's last staged copy (st) still hold its bytes, on this lane and in
+ * this mode, with the shadow to compare against? */
 static int staged_intact(const kc__cuda_state *s, const kc__cuda_kernel *K,
                          const kc__cuda_staged *st, size_t n, int global) {
   const kc__cuda_ring *r = &s->cur->ring;
-  if (st->lane != s->cur || st->n != n || st->global != global || !r->host)
+  if (st->lane != s->cur || st->n != n || st->global != global ||
+      !st->shadow_ok || !r->host)
     return 0;
+  if (!global)
+    return K->mod->staging_mono - st->cpos <= K->mod->staging_size;
   for (int h = 0; h < 2; h++)
     if ((st->halves >> h & 1) && st->stamp[h] != r->stamp[h])
       return 0;
-  return global || K->mod->staging_mono - st->cpos <= K->mod->staging_size;
+  return 1;
+}
+
+/* The scans for the span two functors differ in compare pieces of these
+ * sizes in turn with memcmp (which reads 4 KB of equal bytes much faster
+ * than a loop), narrowing down to the byte. */
+static const size_t diff_pieces[] = {4096, 64, 1};
+
+/* The first byte at which a and b (n bytes) differ, or n. */
+static size_t first_diff(const unsigned char *a, const unsigned char *b,
+                         size_t n) {
+  size_t i = 0;
+  for (size_t p = 0; p < sizeof diff_pieces / sizeof *diff_pieces; p++)
+    while (i < n) {
+      const size_t c = n - i < diff_pieces[p] ? n - i : diff_pieces[p];
+      if (memcmp(a + i, b + i, c) != 0)
+        break; /* the difference is in [i, i + c): narrower pieces */
+      i += c;
+    }
+  return i;
+}
+
+/* One past the last byte at which a and b (n bytes) differ, or 0. */
+static size_t last_diff(const unsigned char *a, const unsigned char *b,
+                        size_t n) {
+  size_t e = n;
+  for (size_t p = 0; p < sizeof diff_pieces / sizeof *diff_pieces; p++)
+    while (e > 0) {
+      const size_t c = e < diff_pieces[p] ? e : diff_pieces[p];
+      if (memcmp(a + e - c, b + e - c, c) != 0)
+        break;
+      e -= c;
+    }
+  return e;
+}
+
+/* Copies the n bytes at src into the ring slot at off and queues their
+ * copy to the device address `to`. */
+static int copy_out(kc__cuda_state *s, kc__cuda_ring *r, size_t off,
+                    const unsigned char *src, size_t n, CUdeviceptr to) {
+  unsigned char *from = ring_bytes(r, n) + off;
+  memcpy(from, src, n);
+  CUresult e;
+  if (n && (e = s->cu->cuMemcpyHtoDAsync(to, from, n, s->cur->stream)) !=
+               CUDA_SUCCESS)
+    return kc__cuda_fail(s, e, KC_ELAUNCH,
+                         "staging a functor (cuMemcpyHtoDAsync)");
+  return 0;
 }
 
 int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
@@ -303,45 +353,86 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
                             "cuda: a functor of %zu bytes cannot be staged", n);
   /* The bytes of K's last launch, still in place: the device has them (the
    * copy was queued before on this lane's stream) and the kernel only
-   * reads them, so pass the same address. */
-  if (n && staged_intact(s, K, st, n, global)) {
-    if (st->skip)
-      st->skip--;
-    else if (memcmp(ring_bytes(r, n) + st->off, src, n) == 0) {
+   * reads them, so pass the same address, or patch the span that changed
+   * there if it is at most half of them. */
+  size_t lo = 0, hi = n;
+  int patch = 0;
+  if (n && st->lane == s->cur && st->n == n && st->global == global && st->skip)
+    st->skip--;
+  else if (n && staged_intact(s, K, st, n, global)) {
+    lo = first_diff(st->shadow, src, n);
+    if (lo == n) {
       st->misses = 0;
       *dst = st->dev;
       return 0;
-    } else if (++st->misses >= 2)
+    }
+    hi = last_diff(st->shadow, src, n);
+    patch = hi - lo <= n / 2;
+    if (patch)
+      st->misses = 0;
+    else if (++st->misses >= 2)
       st->skip = 7;
   }
-  size_t off;
-  if ((rc = ring_ready(s, r, n, global)) != 0 ||
-      (rc = ring_reserve(s, r, n, &off)) != 0)
+  if ((rc = ring_ready(s, r, n, global)) != 0)
     return rc;
-  unsigned char *from = ring_bytes(r, n) + off;
-  memcpy(from, src, n);
+  /* A ring set up anew (it never is for a size it staged before) takes
+   * the global buffer the patch was to go to with it. */
+  if (patch && !staged_intact(s, K, st, n, global))
+    patch = 0;
+  const unsigned char *bytes = src;
+  size_t off;
+  st->lane = NULL;
+  if (patch) {
+    if ((rc = ring_reserve(s, r, hi - lo, &off)) != 0 ||
+        (rc = copy_out(s, r, off, bytes + lo, hi - lo, st->dev + lo)) != 0)
+      return rc;
+    memcpy(st->shadow + lo, bytes + lo, hi - lo);
+    st->lane = s->cur;
+    *dst = st->dev;
+    return 0;
+  }
+  /* The whole functor, to a slot of its own: the ring's (global) or the
+   * constant region's, each free once the copies before it ran. */
+  if ((rc = ring_reserve(s, r, n, &off)) != 0)
+    return rc;
   unsigned long long cpos = 0;
   CUdeviceptr to = global ? r->dev + off : constant_slot(K->mod, n, &cpos);
-  CUresult e;
-  st->lane = NULL;
-  if (n && (e = s->cu->cuMemcpyHtoDAsync(to, from, n, s->cur->stream)) !=
-               CUDA_SUCCESS)
-    return kc__cuda_fail(s, e, KC_ELAUNCH,
-                         "staging a functor (cuMemcpyHtoDAsync)");
-  /* Remember where they went.  A slot past half the ring (r->big) spans
-   * both halves. */
+  if ((rc = copy_out(s, r, off, bytes, n, to)) != 0)
+    return rc;
+  /* Remember where they went (a slot past half the ring, r->big, spans
+   * both halves), and, unless the compares are being skipped, what. */
   const size_t half = r->size / 2;
   st->lane = s->cur;
   st->global = global;
   st->n = n;
-  st->off = off;
   st->halves = r->big ? 3 : off < half ? 1 : 2;
   st->stamp[0] = r->stamp[0];
   st->stamp[1] = r->stamp[1];
   st->cpos = cpos;
   st->dev = to;
+  st->shadow_ok = 0;
+  if (n && !st->skip) {
+    if (st->shadow_cap < n) {
+      free(st->shadow);
+      st->shadow_cap = 0;
+      if ((st->shadow = malloc(n)) != NULL)
+        st->shadow_cap = n;
+    }
+    /* Without a shadow (out of memory) every launch copies. */
+    if (st->shadow) {
+      memcpy(st->shadow, src, n);
+      st->shadow_ok = 1;
+    }
+  }
   *dst = to;
   return 0;
+}
+
+void kc__cuda_staged_free(kc__cuda_staged *st) {
+  free(st->shadow);
+  st->shadow = NULL;
+  st->shadow_cap = 0;
+  st->shadow_ok = 0;
 }
 
 void kc__cuda_launch_finalize(kc__cuda_state *s) {
