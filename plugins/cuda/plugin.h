@@ -54,10 +54,11 @@ typedef struct kc__cuda_ring {
   CUevent ev[2];
   CUdeviceptr dev; /* global mode's device buffer (size bytes), or 0 */
   /* Per half: a number, unique in the process, given each time the half
-   * is (re)filled from its start; a slot whose half still has the number
-   * it had when the slot was filled still holds that functor's bytes on
-   * the host and, in global mode, at the same offset of `dev` (a constant
-   * slot also needs kc__cuda_module.staging_mono's check). */
+   * is (re)filled from its start; while a slot's half still has the number
+   * it had when the slot was filled, no later copy has been queued into
+   * the same offset of `dev` (global mode: kc__cuda_staged's device copy
+   * is intact; a constant slot has kc__cuda_module.staging_mono's check
+   * instead). */
   unsigned long long stamp[2];
 } kc__cuda_ring;
 
@@ -112,14 +113,15 @@ typedef struct kc__cuda_entry {
  * the launches that read the old bytes are before it on the stream).  A
  * kernel whose functor changed by more than that at two launches in a
  * row then skips the compare at its next 7 launches on the same lane, in
- * the same size and mode, and the shadow's upkeep with it; the next copy
- * after them refreshes the shadow. */
+ * the same size and mode, and the shadow's upkeep with it; the last of
+ * them refills the shadow, and the launch after it compares again. */
 typedef struct kc__cuda_staged {
   const struct kc__cuda_lane *lane; /* NULL: nothing staged */
   int global;
   size_t n;                    /* functor bytes */
-  int halves;                  /* global mode: the ring halves the device
-                                  slot's offset spans (bits 0, 1) */
+  int halves;                  /* the ring halves the slot's ring offset
+                                  spans (bits 0, 1; read in global mode,
+                                  where that is the device slot) */
   unsigned long long stamp[2]; /* those halves' stamps when it was filled */
   unsigned long long cpos;     /* constant mode: the region's staging_mono
                                   where the slot starts */
@@ -295,9 +297,10 @@ int kc__cuda_team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
  * (detail/cuda_abi.h) and the launch's epoch; zeroed when new or when the
  * epochs start over.  stage: kernel K's functor: copies it
  * into the lane's ring and queues its copy to the device, unless the
- * bytes K read at its last launch are still there (kc__cuda_staged); *dst
- * gets the address the kernel reads it from (`global`: global memory,
- * else the module's constant region, used on the main lane only).  lane_open /
+ * bytes K read at its last launch are still there (kc__cuda_staged), or
+ * only the span of them that changed (a patch of that copy); *dst gets
+ * the address the kernel reads it from (`global`: global memory, else the
+ * module's constant region, used on the main lane only).  lane_open /
  * lane_close: a lane's stream and counter, and everything it grew.
  * launch_finalize: the modules. */
 int kc__cuda_grow(kc__cuda_state *s, CUdeviceptr *buf, size_t *size,

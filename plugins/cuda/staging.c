@@ -256,9 +256,12 @@ static int ring_reserve(kc__cuda_state *s, kc__cuda_ring *r, size_t n,
     r->half ^= 1;
     r->cursor = (size_t)r->half * half;
     r->stamp[r->half] = next_stamp();
-    if ((rc = ring_wait(s, r, r->half)) != 0)
-      return rc;
   }
+  /* The half's copies from its last filling have run (a wait that failed
+   * before, when the cursor entered the half, is tried again: the slots
+   * are not handed out until it succeeds; nothing when none is pending). */
+  if ((rc = ring_wait(s, r, r->half)) != 0)
+    return rc;
   *off = r->cursor;
   r->cursor += sz;
   return 0;

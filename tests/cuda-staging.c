@@ -1,0 +1,513 @@
+/* The CUDA plugin's functor staging (plugins/cuda/staging.c) against a
+ * model of the driver, on any machine (no GPU, no CUDA driver): the test
+ * links staging.c itself and gives it a driver table of its own.
+ *
+ * The model keeps the driver's ordering rules and nothing more:
+ *  - each stream runs its operations in order, but lazily: whenever the
+ *    plugin calls the driver, a few queued operations of random streams
+ *    run, so a copy may run long after it was queued, or soon;
+ *  - a copy from pinned memory (cuMemHostAlloc) reads the host bytes when
+ *    it runs; one from pageable memory takes them when it is queued;
+ *  - an event records a stream's position; synchronising with it runs
+ *    that stream up to there;
+ *  - device memory is one host buffer; freed memory is scribbled on.
+ * A "kernel" is an operation queued after the functor's staging: when it
+ * runs it compares the bytes at its functor's device address with the
+ * functor its launch was given, byte for byte.
+ *
+ * The launches: 8 kernels on 2 modules, functors from 8 B to 5 MB (the
+ * ring grows; functors over half the ring take all of it), constant and
+ * global modes, queue lanes opened and closed (their memory reused),
+ * kernels released and prepared again, three kc_init cycles, and functors
+ * that stay, change in a span, at two places, everywhere, or at both ends
+ * (so reused, patched and whole copies).  Some seeds make the driver's
+ * copies, event records and event waits fail now and then: a failed call
+ * must leave nothing that a later launch reads stale.
+ *
+ * A run that reads a wrong byte fails and prints the launch. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The code under test, its static functions included
+ * (-I$(top_srcdir)/plugins/cuda). */
+#include "staging.c"
+
+/* What staging.c calls outside itself and libkc. */
+int kc__cuda_fail(kc__cuda_state *s, CUresult r, int code, const char *what) {
+  (void)s, (void)r, (void)what;
+  return code ? code : KC_EDEVICE;
+}
+
+/* ---------------------------------------------------------- randomness */
+
+static unsigned long long rng = 88172645463325252ull;
+
+static unsigned rnd(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (unsigned)(rng >> 11);
+}
+
+/* n random bytes at p, eight a step. */
+static void fill(unsigned char *p, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    memcpy(p + i, &rng, 8);
+  }
+  for (; i < n; i++)
+    p[i] = (unsigned char)rnd();
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) {
+    fprintf(stderr, "cuda-staging: out of memory\n");
+    exit(99);
+  }
+  return p;
+}
+
+/* ------------------------------------------------------ device memory */
+
+#define DEV_BASE 0x10000000ull
+#define DEV_SIZE ((size_t)256 << 20)
+
+static unsigned char *dev; /* DEV_SIZE bytes at DEV_BASE */
+static size_t dev_top;
+
+/* Allocations, live and freed (a freed block of the same size is reused,
+ * as a driver's pool would, so stale addresses alias new buffers). */
+typedef struct block {
+  CUdeviceptr p;
+  size_t n;
+  int live;
+  struct block *next;
+} block;
+static block *blocks;
+
+static CUresult mem_alloc(CUdeviceptr *p, size_t n) {
+  n = KC__ALIGN_UP(n ? n : 1, 256);
+  for (block *b = blocks; b; b = b->next)
+    if (!b->live && b->n == n) {
+      b->live = 1;
+      *p = b->p;
+      return CUDA_SUCCESS;
+    }
+  if (dev_top + n > DEV_SIZE)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  block *b = xmalloc(sizeof *b);
+  *b = (block){DEV_BASE + dev_top, n, 1, blocks};
+  blocks = b;
+  dev_top += n;
+  memset(dev + (b->p - DEV_BASE), 0xcd, n);
+  *p = b->p;
+  return CUDA_SUCCESS;
+}
+
+static CUresult mem_free(CUdeviceptr p) {
+  for (block *b = blocks; b; b = b->next)
+    if (b->live && b->p == p) {
+      b->live = 0;
+      memset(dev + (p - DEV_BASE), 0xee, b->n);
+      return CUDA_SUCCESS;
+    }
+  fprintf(stderr, "cuda-staging: cuMemFree of %#llx, not allocated\n", p);
+  abort();
+}
+
+/* Pinned host memory: what a copy reads when it runs. */
+typedef struct pinned {
+  unsigned char *p;
+  size_t n;
+  struct pinned *next;
+} pinned;
+static pinned *pins;
+
+static int is_pinned(const void *q) {
+  for (pinned *x = pins; x; x = x->next)
+    if ((const unsigned char *)q >= x->p &&
+        (const unsigned char *)q < x->p + x->n)
+      return 1;
+  return 0;
+}
+
+static CUresult host_alloc(void **p, size_t n, unsigned flags) {
+  (void)flags;
+  pinned *x = xmalloc(sizeof *x);
+  *x = (pinned){xmalloc(n), n, pins};
+  memset(x->p, 0xab, n);
+  pins = x;
+  *p = x->p;
+  return CUDA_SUCCESS;
+}
+
+static CUresult host_free(void *p) {
+  for (pinned **pp = &pins; *pp; pp = &(*pp)->next)
+    if ((*pp)->p == p) {
+      pinned *x = *pp;
+      *pp = x->next;
+      memset(x->p, 0x5a, x->n);
+      free(x->p);
+      free(x);
+      return CUDA_SUCCESS;
+    }
+  fprintf(stderr, "cuda-staging: cuMemFreeHost of %p, not allocated\n", p);
+  abort();
+}
+
+/* ------------------------------------------------------------ streams */
+
+enum { OP_COPY, OP_SET, OP_KERNEL };
+typedef struct op {
+  int kind;
+  CUdeviceptr dst;
+  const unsigned char *src; /* pinned: read when the copy runs */
+  unsigned char *own;       /* pageable bytes, or a kernel's functor */
+  size_t n;
+  long launch;
+} op;
+
+struct CUstream_st {
+  op *q;
+  size_t head, len, cap;
+  unsigned long long queued, done;
+};
+
+struct CUevent_st {
+  CUstream s;
+  unsigned long long at;
+};
+
+#define MAX_STREAMS 64
+static CUstream streams[MAX_STREAMS];
+static int nstreams;
+static long bad, kernels_run;
+static unsigned seed;
+
+static void run_one(CUstream s) {
+  op *o = &s->q[s->head++];
+  s->done++;
+  unsigned char *d = dev + (o->dst - DEV_BASE);
+  if (o->kind == OP_COPY) {
+    memcpy(d, o->own ? o->own : o->src, o->n);
+  } else if (o->kind == OP_SET) {
+    memset(d, 0, o->n);
+  } else {
+    kernels_run++;
+    if (memcmp(d, o->own, o->n) != 0 && bad++ < 10) {
+      size_t i = 0;
+      while (d[i] == o->own[i])
+        i++;
+      printf("seed %u: launch %ld read a wrong byte of its %zu-byte "
+             "functor, at %zu\n",
+             seed, o->launch, o->n, i);
+    }
+  }
+  free(o->own);
+  if (s->head == s->len)
+    s->head = s->len = 0;
+}
+
+static void run_to(CUstream s, unsigned long long at) {
+  while (s->done < at)
+    run_one(s);
+}
+
+/* A few queued operations of random streams run. */
+static void progress(void) {
+  for (int k = nstreams ? (int)(rnd() % 3) : 0; k > 0; k--) {
+    CUstream s = streams[rnd() % (unsigned)nstreams];
+    if (s->len > s->head)
+      run_one(s);
+  }
+}
+
+static void push(CUstream s, op o) {
+  if (s->len == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 64;
+    s->q = realloc(s->q, s->cap * sizeof *s->q);
+    if (!s->q)
+      exit(99);
+  }
+  s->q[s->len++] = o;
+  s->queued++;
+}
+
+static CUresult stream_create(CUstream *p, unsigned flags) {
+  (void)flags;
+  if (nstreams == MAX_STREAMS)
+    abort();
+  CUstream s = calloc(1, sizeof *s);
+  if (!s)
+    exit(99);
+  streams[nstreams++] = s;
+  *p = s;
+  return CUDA_SUCCESS;
+}
+
+static CUresult stream_destroy(CUstream s) {
+  run_to(s, s->queued);
+  for (int i = 0; i < nstreams; i++)
+    if (streams[i] == s) {
+      streams[i] = streams[--nstreams];
+      break;
+    }
+  free(s->q);
+  free(s);
+  return CUDA_SUCCESS;
+}
+
+static CUresult stream_sync(CUstream s) {
+  run_to(s, s->queued);
+  return CUDA_SUCCESS;
+}
+
+/* Failures, on the seeds that inject them: 1 in `fail_*` calls. */
+static unsigned fail_copy, fail_record, fail_wait;
+
+static int fails(unsigned one_in) { return one_in && rnd() % one_in == 0; }
+
+static CUresult event_create(CUevent *e, unsigned flags) {
+  (void)flags;
+  *e = calloc(1, sizeof **e);
+  return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static CUresult event_destroy(CUevent e) {
+  free(e);
+  return CUDA_SUCCESS;
+}
+
+static CUresult event_record(CUevent e, CUstream s) {
+  progress();
+  if (fails(fail_record))
+    return CUDA_ERROR_UNKNOWN;
+  e->s = s;
+  e->at = s->queued;
+  return CUDA_SUCCESS;
+}
+
+static CUresult event_sync(CUevent e) {
+  progress();
+  if (fails(fail_wait))
+    return CUDA_ERROR_UNKNOWN;
+  if (e->s)
+    run_to(e->s, e->at);
+  return CUDA_SUCCESS;
+}
+
+static CUresult copy_htod(CUdeviceptr d, const void *src, size_t n,
+                          CUstream s) {
+  progress();
+  if (fails(fail_copy))
+    return CUDA_ERROR_UNKNOWN;
+  op o = {OP_COPY, d, src, NULL, n, 0};
+  if (!is_pinned(src)) {
+    o.own = xmalloc(n);
+    memcpy(o.own, src, n);
+  }
+  push(s, o);
+  return CUDA_SUCCESS;
+}
+
+static CUresult memset_async(CUdeviceptr d, unsigned char v, size_t n,
+                             CUstream s) {
+  (void)v;
+  push(s, (op){OP_SET, d, NULL, NULL, n, 0});
+  return CUDA_SUCCESS;
+}
+
+/* ---------------------------------------------------------- launches */
+
+#define NKERNELS 8
+#define NLANES 4
+#define FMAX ((size_t)5 << 20)
+
+static long launches;
+
+static void launch(kc__cuda_state *s, CUdeviceptr at, const unsigned char *f,
+                   size_t n) {
+  op o = {OP_KERNEL, at, NULL, xmalloc(n), n, launches++};
+  memcpy(o.own, f, n);
+  push(s->cur->stream, o);
+  progress();
+}
+
+/* Changes functor f (n bytes) as a caller between launches might. */
+static void change(unsigned char *f, size_t n) {
+  const unsigned how = rnd() % 100;
+  if (n == 0 || how < 40)
+    return;       /* unchanged */
+  if (how < 75) { /* a span of at most about half: its ends, a few inside */
+    size_t len = 1 + rnd() % (n / 2 + 1), at;
+    if (len > n)
+      len = n;
+    at = rnd() % (n - len + 1);
+    f[at] ^= 16;
+    f[at + len - 1] ^= 32;
+    for (int j = 0; j < 8; j++)
+      f[at + rnd() % len] ^= (unsigned char)(1 + rnd() % 255);
+  } else if (how < 85) { /* two places */
+    f[rnd() % n] ^= 1;
+    f[rnd() % n] ^= 2;
+  } else if (how < 95) { /* everywhere */
+    fill(f, n);
+  } else { /* both ends */
+    f[0] ^= 4;
+    f[n - 1] ^= 8;
+  }
+}
+
+static const size_t sizes[] = {8,     100,    1600,   24000,   40000,
+                               65536, 100000, 240000, 3000000, FMAX};
+
+static void run(long steps) {
+  static kc__cu_api api;
+  api.cuMemAlloc = mem_alloc;
+  api.cuMemFree = mem_free;
+  api.cuMemHostAlloc = host_alloc;
+  api.cuMemFreeHost = host_free;
+  api.cuStreamCreate = stream_create;
+  api.cuStreamDestroy = stream_destroy;
+  api.cuStreamSynchronize = stream_sync;
+  api.cuEventCreate = event_create;
+  api.cuEventDestroy = event_destroy;
+  api.cuEventRecord = event_record;
+  api.cuEventSynchronize = event_sync;
+  api.cuMemcpyHtoDAsync = copy_htod;
+  api.cuMemsetD8Async = memset_async;
+  static kc__cuda_state state;
+  kc__cuda_state *s = &state;
+  kc__cuda_module mods[2];
+  kc__cuda_kernel *K = calloc(NKERNELS, sizeof *K);
+  unsigned char *f[NKERNELS];
+  size_t fn[NKERNELS];
+  if (!K)
+    exit(99);
+  for (int k = 0; k < NKERNELS; k++)
+    f[k] = xmalloc(FMAX);
+  for (int cycle = 0; cycle < 3; cycle++) { /* kc_init ... kc_finalize */
+    memset(s, 0, sizeof *s);
+    s->cu = &api;
+    memset(mods, 0, sizeof mods);
+    for (int m = 0; m < 2; m++) {
+      if (mem_alloc(&mods[m].staging, KC_CUDA_STAGING_BYTES))
+        exit(99);
+      mods[m].staging_size = KC_CUDA_STAGING_BYTES;
+    }
+    kc__cuda_lane *lanes[NLANES] = {&s->main};
+    s->cur = &s->main;
+    if (kc__cuda_lane_open(s, &s->main, 0) != 0)
+      exit(99);
+    s->main.dev = s;
+    for (int k = 0; k < NKERNELS; k++) {
+      memset(&K[k], 0, sizeof K[k]);
+      K[k].mod = &mods[k % 2];
+      fn[k] = sizes[rnd() % 8];
+      fill(f[k], FMAX);
+    }
+    for (long step = 0; step < steps; step++) {
+      const unsigned r = rnd() % 1000;
+      if (r < 5) { /* a queue's lane closed, or opened */
+        const int i = 1 + (int)(rnd() % (NLANES - 1));
+        s->cur = lanes[i];
+        if (lanes[i]) {
+          stream_sync(lanes[i]->stream);
+          kc__cuda_lane_close(s, lanes[i]);
+          free(lanes[i]);
+          lanes[i] = NULL;
+        } else {
+          s->cur = lanes[i] = xmalloc(sizeof *lanes[i]);
+          if (kc__cuda_lane_open(s, lanes[i], 1) != 0)
+            exit(99);
+          lanes[i]->dev = s;
+        }
+        continue;
+      }
+      const int k = (int)(rnd() % NKERNELS);
+      if (r < 8) { /* the kernel released and prepared again */
+        kc__cuda_staged_free(&K[k].staged);
+        memset(&K[k], 0, sizeof K[k]);
+        K[k].mod = &mods[k % 2];
+        continue;
+      }
+      if (r < 20)
+        fn[k] = sizes[rnd() % 8];
+      else if (r == 20)
+        fn[k] = sizes[8 + (rnd() % 50 == 0)];
+      int li = rnd() % 3 ? 0 : (int)(rnd() % NLANES);
+      if (!lanes[li])
+        li = 0;
+      s->cur = lanes[li];
+      const size_t n = fn[k];
+      /* Constant mode on the main lane only, for what fits its region. */
+      const int global =
+          !(li == 0 && n <= KC_CUDA_STAGING_BYTES && rnd() % 2 == 0);
+      change(f[k], n);
+      CUdeviceptr at = 0;
+      if (kc__cuda_stage(s, &K[k], f[k], n, global, &at) == 0)
+        launch(s, at, f[k], n);
+    }
+    for (int i = 0; i < NLANES; i++)
+      if (lanes[i]) {
+        stream_sync(lanes[i]->stream);
+        s->cur = lanes[i];
+        kc__cuda_lane_close(s, lanes[i]);
+        if (i)
+          free(lanes[i]);
+      }
+    for (int k = 0; k < NKERNELS; k++)
+      kc__cuda_staged_free(&K[k].staged);
+    for (int m = 0; m < 2; m++)
+      mem_free(mods[m].staging);
+  }
+  for (int k = 0; k < NKERNELS; k++)
+    free(f[k]);
+  free(K);
+}
+
+int main(int argc, char **argv) {
+  /* cuda-staging [SEED [STEPS]]: one seed; without: seeds 1 to 6, the
+   * third and sixth with failing driver calls. */
+  const long steps = argc > 2 ? atol(argv[2]) : 6000;
+  const unsigned first = argc > 1 ? (unsigned)atoi(argv[1]) : 1,
+                 last = argc > 1 ? first : 6;
+  dev = xmalloc(DEV_SIZE);
+  for (seed = first; seed <= last; seed++) {
+    rng = 88172645463325252ull ^ ((unsigned long long)seed << 32);
+    const int failing = seed % 3 == 0;
+    fail_copy = failing ? 50 : 0;
+    fail_record = failing ? 100 : 0;
+    fail_wait = failing ? 50 : 0;
+    const long bad_before = bad, ran_before = kernels_run,
+               launched_before = launches;
+    run(steps);
+    printf("seed %u%s: %ld launches, %ld kernels ran, %ld read a wrong "
+           "byte\n",
+           seed, failing ? " (failing driver calls)" : "",
+           launches - launched_before, kernels_run - ran_before,
+           bad - bad_before);
+    if (kernels_run - ran_before != launches - launched_before) {
+      printf("seed %u: %ld launches never ran\n", seed,
+             (launches - launched_before) - (kernels_run - ran_before));
+      bad++;
+    }
+  }
+  while (blocks) {
+    block *b = blocks;
+    blocks = b->next;
+    free(b);
+  }
+  free(dev);
+  if (bad)
+    printf("FAIL: %ld launches read bytes that were not their functor's\n",
+           bad);
+  return bad ? 1 : 0;
+}
