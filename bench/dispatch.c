@@ -24,6 +24,15 @@
  * own (kc_queue_create, kc_policy_on): the row parallel_for@q, beside the
  * default queue's parallel_for in the same run.  Its baseline is the same
  * `omp parallel for`, measured once.
+ *
+ * With --paired (the openmp backend, whose launches and the baseline's
+ * share one OpenMP runtime and its threads), each construct's outer
+ * repetitions alternate between the two, kc's and OpenMP's test loops
+ * back to back (their order swapped every repetition, the same number of
+ * launches each), and the ratio printed is the median of the pairs'
+ * ratios: a host whose speed drifts over a run, or stalls a loop now and
+ * then, moves both loops of a pair, and a stall moves one pair, not the
+ * median.
  */
 #include <getopt.h>
 #include <math.h>
@@ -58,7 +67,8 @@ static struct {
   double warmup_ms;
   int queue;
   int base_first; /* --baseline-first */
-} o = {20, 1000.0, 0.1, NULL, 0, 200.0, 0, 0};
+  int paired;     /* --paired */
+} o = {20, 1000.0, 0.1, NULL, 0, 200.0, 0, 0, 0};
 
 static long long n;           /* indices per launch: one per thread */
 static long long delay_len;   /* DISPATCH_DELAY length giving delay_us */
@@ -235,6 +245,58 @@ static result measure(int impl, int c) {
   return res;
 }
 
+/* --paired: construct c of both sides, rep by rep (see the top of the
+ * file).  res[0] and res[1] get each side's overheads; returns the median
+ * of the pairs' ratios. */
+static double measure_paired(int c, result res[2]) {
+  double until = bench_now() + o.warmup_ms * 1e-3;
+  while (bench_now() < until) {
+    time_launches(0, c, 16);
+    time_launches(1, c, 16);
+  }
+  long inner = 1;
+  while (time_launches(1, c, inner) * 1e6 < o.target_us && inner < (1l << 30))
+    inner *= 2;
+  double ref = 1e30;
+  for (int r = 0; r < 3; r++) {
+    double t = time_reference(cdelays[c], inner);
+    if (t < ref)
+      ref = t;
+  }
+  double *ov[2], *ratio = malloc(sizeof(double) * o.outer);
+  ov[0] = malloc(sizeof(double) * o.outer);
+  ov[1] = malloc(sizeof(double) * o.outer);
+  if (!ratio || !ov[0] || !ov[1])
+    bench_die(prog, "out of memory");
+  int m = 0; /* pairs with a positive OpenMP overhead (all, but for noise) */
+  for (int r = 0; r < o.outer; r++) {
+    for (int j = 0; j < 2; j++) {
+      const int impl = (r + j + o.base_first) % 2;
+      ov[impl][r] = (time_launches(impl, c, inner) - ref) / inner * 1e6;
+    }
+    if (ov[1][r] > 0)
+      ratio[m++] = ov[0][r] / ov[1][r];
+  }
+  for (int impl = 0; impl < 2; impl++) {
+    res[impl].st = bench_stats_of(ov[impl], o.outer);
+    res[impl].ref_us = ref / inner * 1e6;
+    res[impl].inner = inner;
+  }
+  if (o.verbose) {
+    printf("dispatch: paired %s, %ld launches per loop, kc/OpenMP per pair:",
+           cname[c], inner);
+    for (int r = 0; r < m; r++)
+      printf(" %.3f", ratio[r]);
+    printf("\n");
+  }
+  double med = m ? bench_median(ratio, m, NULL) : NAN;
+  free(ov[0]);
+  free(ov[1]);
+  free(ratio);
+  check_out("kc or OpenMP", c);
+  return med;
+}
+
 static void pause_ms(int ms) {
   struct timespec ts = {0, ms * 1000000L};
   nanosleep(&ts, NULL);
@@ -260,6 +322,9 @@ static void usage(FILE *f) {
           "  --baseline-first\n"
           "                 measure OpenMP's constructs before kc's "
           "(default after)\n"
+          "  --paired       alternate kc's and OpenMP's loops rep by rep; "
+          "ratio = median\n"
+          "                 of the pairs' ratios (openmp backend only)\n"
           "  -v, --verbose  print every outer repetition\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
           "77 backend absent or not a host backend.\n",
@@ -276,6 +341,7 @@ int main(int argc, char **argv) {
       {"warmup-ms", required_argument, NULL, 'w'},
       {"queue", no_argument, NULL, 'q'},
       {"baseline-first", no_argument, NULL, 'B'},
+      {"paired", no_argument, NULL, 'P'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   int ch;
@@ -292,6 +358,9 @@ int main(int argc, char **argv) {
       break;
     case 'B':
       o.base_first = 1;
+      break;
+    case 'P':
+      o.paired = 1;
       break;
     case 'o':
       o.outer = atoi(optarg);
@@ -328,6 +397,18 @@ int main(int argc, char **argv) {
     kc_finalize();
     return BENCH_SKIP;
   }
+  if (o.paired && strcmp(info.backend, "openmp") != 0) {
+    /* The threads backend's pool and OpenMP's idle workers spin for
+     * milliseconds after a loop, each taking cores from the other's next
+     * loop: pairs would measure that. */
+    fprintf(stderr,
+            "%s: --paired needs the openmp backend (KC_BACKEND=%s): "
+            "another runtime's idle workers would take cores from the "
+            "loop after theirs\n",
+            prog, info.backend);
+    kc_finalize();
+    return 2;
+  }
   int threads = info.num_threads < 1 ? 1 : info.num_threads;
   int omp_threads = bench_omp_set_threads(threads);
   n = threads;
@@ -350,21 +431,32 @@ int main(int argc, char **argv) {
          kc_version(), info.backend, threads, threads == 1 ? "" : "s",
          bench_omp_label(), omp_threads, omp_threads == 1 ? "" : "s");
   printf("dispatch: %lld indices per launch, delay %.3f us per index "
-         "(length %lld), %d outer reps of >= %.0f us, %s measured first\n",
+         "(length %lld), %d outer reps of >= %.0f us, %s\n",
          n, dus, delay_len, o.outer, o.target_us,
-         o.base_first ? "OpenMP" : "kc");
+         o.paired       ? "paired rep by rep"
+         : o.base_first ? "OpenMP measured first"
+                        : "kc measured first");
   fflush(stdout);
 
   result res[2][C_ALL];
-  for (int side = 0; side < 2; side++) {
+  double paired[C_ALL];
+  for (int side = 0; side < 2 && !o.paired; side++) {
     const int impl = o.base_first ? 1 - side : side;
     pause_ms(100);
     for (int c = 0; c < C_COUNT; c++)
       res[impl][c] = measure(impl, c);
   }
+  for (int c = 0; c < C_COUNT && o.paired; c++) {
+    result pr[2];
+    paired[c] = measure_paired(c, pr);
+    res[0][c] = pr[0];
+    res[1][c] = pr[1];
+  }
   if (o.queue) {
     res[0][C_FOR_QUEUE] = measure(0, C_FOR_QUEUE);
     res[1][C_FOR_QUEUE] = res[1][C_FOR]; /* OpenMP has no queue */
+    /* Not paired: the ratio of the means. */
+    paired[C_FOR_QUEUE] = res[0][C_FOR_QUEUE].st.mean / res[1][C_FOR].st.mean;
   }
   if (bad)
     fprintf(stderr, "%s: %d wrong results\n", prog, bad);
@@ -378,7 +470,9 @@ int main(int argc, char **argv) {
          "omp us", "+-95%", "ratio", "baseline construct");
   for (int c = 0; c < nc; c++) {
     result *k = &res[0][c], *b = &res[1][c];
-    double ratio = b->st.mean > 0 ? k->st.mean / b->st.mean : NAN;
+    double ratio = o.paired         ? paired[c]
+                   : b->st.mean > 0 ? k->st.mean / b->st.mean
+                                    : NAN;
     printf("%-16s %9.3f %7.3f %9.3f %7.3f %7.2f  %s\n", cname[c], k->st.mean,
            k->st.ci95, b->st.mean, b->st.ci95, ratio, bname[c]);
     if (csv)
@@ -389,7 +483,8 @@ int main(int argc, char **argv) {
               bench_omp_label(), bname[c]);
   }
   printf("(overhead per launch in microseconds, reference delay "
-         "subtracted; ratio = kc / OpenMP, lower is better for kc)\n");
+         "subtracted; ratio = kc / OpenMP, lower is better for kc%s)\n",
+         o.paired ? "; the median of the pairs' ratios" : "");
   if (o.queue)
     printf("(parallel_for@q: the parallel_for on a kc queue; its OpenMP "
            "figure is the parallel_for row's)\n");
