@@ -32,9 +32,9 @@
  * slot from being rewritten before its copy ran), and, in the changing
  * rows, only the 8 bytes that changed, straight from the functor, into the
  * buffer's copy (what code that knows which field it changed does).  Then
- * a parallel_reduce of one double
- * to a host variable against raw launch + synchronize + an 8-byte cuMemcpyDtoH.
- * Each figure is the median of --reps runs.
+ * a parallel_reduce of one double to a host variable against raw launch +
+ * synchronize + an 8-byte cuMemcpyDtoH.  Each figure is the median of
+ * --reps runs.
  *
  * Prints the table last, with the launch-path targets (doc/benchmarks.md)
  * checked, and writes every figure to --csv FILE.  Exits 77 (SKIP) without a
