@@ -327,6 +327,7 @@ static void usage(FILE *f) {
           "                 of the pairs' ratios (openmp backend only)\n"
           "  -v, --verbose  print every outer repetition\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
+          "2 bad options (--paired on a backend other than openmp), "
           "77 backend absent or not a host backend.\n",
           prog);
 }

@@ -113,8 +113,11 @@ typedef struct kc__cuda_entry {
  * the launches that read the old bytes are before it on the stream).  A
  * kernel whose functor changed by more than that at two launches in a
  * row then skips the compare at its next 7 launches on the same lane, in
- * the same size and mode, and the shadow's upkeep with it; the last of
- * them refills the shadow, and the launch after it compares again. */
+ * the same size and mode, and the shadow's upkeep with it (from the
+ * launch that found the second change on); the last of them refills the
+ * shadow, and the launch after it compares again: one more wide change
+ * then skips the next 7 at once (misses stays until a launch matches or
+ * patches). */
 typedef struct kc__cuda_staged {
   const struct kc__cuda_lane *lane; /* NULL: nothing staged */
   int global;
