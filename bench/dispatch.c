@@ -206,6 +206,29 @@ typedef struct result {
   long inner;
 } result;
 
+/* Launches of construct c by impl in one test loop: doubled, as EPCC does,
+ * until the loop takes --target-us (the first, short, loops warm the pool
+ * up). */
+static long loop_length(int impl, int c) {
+  long inner = 1;
+  while (time_launches(impl, c, inner) * 1e6 < o.target_us &&
+         inner < (1l << 30))
+    inner *= 2;
+  return inner;
+}
+
+/* The reference loop's time for `inner` launches of construct c: the best
+ * of three. */
+static double best_reference(int c, long inner) {
+  double ref = 1e30;
+  for (int r = 0; r < 3; r++) {
+    double t = time_reference(cdelays[c], inner);
+    if (t < ref)
+      ref = t;
+  }
+  return ref;
+}
+
 static result measure(int impl, int c) {
   result res = {0};
   /* Warm-up: launches for --warmup-ms before anything is timed, so the
@@ -214,18 +237,9 @@ static result measure(int impl, int c) {
   double until = bench_now() + o.warmup_ms * 1e-3;
   while (bench_now() < until)
     time_launches(impl, c, 16);
-  long inner = 1;
-  /* Doubling, as EPCC does; the first, short, loops warm the pool up. */
-  while (time_launches(impl, c, inner) * 1e6 < o.target_us &&
-         inner < (1l << 30))
-    inner *= 2;
+  const long inner = loop_length(impl, c);
   res.inner = inner;
-  double ref = 1e30;
-  for (int r = 0; r < 3; r++) {
-    double t = time_reference(cdelays[c], inner);
-    if (t < ref)
-      ref = t;
-  }
+  const double ref = best_reference(c, inner);
   res.ref_us = ref / inner * 1e6;
   double *ov = malloc(sizeof(double) * o.outer);
   if (!ov)
@@ -254,15 +268,8 @@ static double measure_paired(int c, result res[2]) {
     time_launches(0, c, 16);
     time_launches(1, c, 16);
   }
-  long inner = 1;
-  while (time_launches(1, c, inner) * 1e6 < o.target_us && inner < (1l << 30))
-    inner *= 2;
-  double ref = 1e30;
-  for (int r = 0; r < 3; r++) {
-    double t = time_reference(cdelays[c], inner);
-    if (t < ref)
-      ref = t;
-  }
+  const long inner = loop_length(1, c); /* both sides run this many */
+  const double ref = best_reference(c, inner);
   double *ov[2], *ratio = malloc(sizeof(double) * o.outer);
   ov[0] = malloc(sizeof(double) * o.outer);
   ov[1] = malloc(sizeof(double) * o.outer);

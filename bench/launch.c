@@ -153,9 +153,23 @@ static void stager_close(bench_cuda *cu, stager *g) {
   BENCH_CU(cu, cu->cuMemFree(g->dbuf));
 }
 
+/* The functor of launch i in a row that changes as `changing` says: f
+ * with its last 8 bytes (every size has them) set to i + 1 (CHANGING), f
+ * and f2 in turn (ALTERNATING), or f as it is. */
+static const unsigned char *functor_at(unsigned char *f,
+                                       const unsigned char *f2, size_t bytes,
+                                       int i, int changing) {
+  if (changing == ALTERNATING)
+    return i % 2 ? f2 : f;
+  if (changing == CHANGING) {
+    long long v = i + 1;
+    memcpy(f + bytes - sizeof v, &v, sizeof v);
+  }
+  return f;
+}
+
 /* way 1: through the ring, 0: straight from the functor, 2: its last 8
- * bytes alone.  The functor changes as in kc_run: its last 8 bytes
- * (CHANGING), or it is f and f2 in turn (ALTERNATING). */
+ * bytes alone.  The functor changes as functor_at says. */
 static double stage_run(bench_cuda *cu, stager *g, unsigned char *f,
                         unsigned char *f2, size_t bytes, int iters, int sync,
                         int way, int changing) {
@@ -164,13 +178,7 @@ static double stage_run(bench_cuda *cu, stager *g, unsigned char *f,
   BENCH_CU(cu, cu->cuCtxSynchronize());
   double t0 = bench_now();
   for (int i = 0; i < iters; i++) {
-    const unsigned char *src = f;
-    if (changing == ALTERNATING) {
-      src = i % 2 ? f2 : f;
-    } else {
-      long long v = i + 1;
-      memcpy(f + bytes - sizeof v, &v, sizeof v);
-    }
+    const unsigned char *src = functor_at(f, f2, bytes, i, changing);
     if (way == 2) {
       BENCH_CU(cu, cu->cuMemcpyHtoDAsync(g->dbuf + bytes - 8, src + bytes - 8,
                                          8, NULL));
@@ -216,21 +224,14 @@ static double raw_run(bench_cuda *cu, CUfunction fn, void *f, int iters,
 
 /* -------------------------------------------------------- the kc side */
 
-/* CHANGING: the functor's last 8 bytes (every size has them) are the
- * launch's number; ALTERNATING: the functor is f and f2 in turn. */
+/* The functor changes as in functor_at. */
 static double kc_run(kc_kernel *k, void *f, void *f2, size_t bytes, int iters,
                      int sync, int changing) {
   kc_policy p = kc_range(0, 1);
   BENCH_KC(kc_fence());
   double t0 = bench_now();
   for (int i = 0; i < iters; i++) {
-    const void *src = f;
-    if (changing == ALTERNATING) {
-      src = i % 2 ? f2 : f;
-    } else if (changing == CHANGING) {
-      long long v = i + 1;
-      memcpy((char *)f + bytes - sizeof v, &v, sizeof v);
-    }
+    const void *src = functor_at(f, f2, bytes, i, changing);
     BENCH_KC(kc_parallel_for(NULL, k, &p, src, bytes));
     if (sync)
       BENCH_KC(kc_fence());
