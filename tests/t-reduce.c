@@ -267,7 +267,11 @@ static int run_case(op o, vt t, kc_index b, kc_index n, const sched *s,
 }
 
 static void test_builtins(void) {
-  static const kc_index sizes[] = {0, 1, 2, 3, 7, 64, 1000, 4099, 100003};
+  /* 1000003: more indices than a GPU's resident threads (270336 on an
+   * H100), so the CUDA backend launches a 1-D reduction's larger blocks
+   * (plugins/cuda/launch.c, range_args) for every type and join. */
+  static const kc_index sizes[] = {0,    1,    2,      3,     7,
+                                   64,   1000, 4099,   100003, 1000003};
   static const kc_index begins[] = {0, 17, -40};
   static const sched scheds[] = {{KC_SCHEDULE_STATIC, KC_AUTO},
                                  {KC_SCHEDULE_STATIC, 7},
@@ -283,6 +287,9 @@ static void test_builtins(void) {
           for (size_t sc = 0; sc < sizeof scheds / sizeof scheds[0]; sc++) {
             /* chunk 1 on the largest size only costs time */
             if (sizes[si] > 5000 && scheds[sc].chunk == 1 && bi > 0)
+              continue;
+            /* nor does every schedule and start on the very largest */
+            if (sizes[si] > 200000 && (sc > 0 || bi == 1))
               continue;
             bad += !run_case((op)o, (vt)t, begins[bi], sizes[si], &scheds[sc],
                              seed++);

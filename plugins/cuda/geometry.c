@@ -14,10 +14,12 @@ static unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
 
 /* Kokkos' cuda_deduce_block_size: over block sizes from the largest the
  * function allows down to 32, the one with the most resident threads per
- * SM; at equal occupancy the smaller block, but not below 128.
- * `smem_per_thread` is the dynamic shared memory each thread needs. */
+ * SM; at equal occupancy the smaller block, but not below 128.  With
+ * `largest`, the largest block at that occupancy also becomes the entry's
+ * rblock (kc__cuda_entry).  `smem_per_thread` is the dynamic shared
+ * memory each thread needs. */
 int kc__cuda_deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
-                    size_t smem_per_thread) {
+                    size_t smem_per_thread, int largest) {
   const kc__cu_api *cu = s->cu;
   int fmax = 0, fstatic = 0;
   cu->cuFuncGetAttribute(&fmax, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, e->fn);
@@ -31,7 +33,7 @@ int kc__cuda_deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
   size_t smem_limit = s->info.shared_memory_per_block > (size_t)fstatic
                           ? s->info.shared_memory_per_block - (size_t)fstatic
                           : 0;
-  int best = 0, best_tps = 0, best_bps = 0;
+  int best = 0, best_tps = 0, best_bps = 0, large = 0, large_bps = 0;
   for (int b = maxb; b > 0; b -= 32) {
     size_t dyn = (size_t)b * smem_per_thread;
     if (dyn > smem_limit)
@@ -47,9 +49,13 @@ int kc__cuda_deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
       bps = s->max_threads_per_sm / b;
       tps = bps * b;
     }
-    if (bps >= 1 && (tps > best_tps || (b >= 128 && tps == best_tps))) {
-      best = b;
+    if (bps >= 1 && tps > best_tps) {
+      /* the first (largest) block at this occupancy */
+      best = large = b;
       best_tps = tps;
+      best_bps = large_bps = bps;
+    } else if (bps >= 1 && b >= 128 && tps == best_tps) {
+      best = b;
       best_bps = bps;
     }
   }
@@ -62,6 +68,13 @@ int kc__cuda_deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
   e->block = (unsigned)best;
   e->max_grid = (unsigned)best_bps * (unsigned)s->info.multiprocessors;
   e->smem = (unsigned)((size_t)best * smem_per_thread);
+  if (!largest) {
+    large = best;
+    large_bps = best_bps;
+  }
+  e->rblock = (unsigned)large;
+  e->rgrid = (unsigned)large_bps * (unsigned)s->info.multiprocessors;
+  e->rsmem = (unsigned)((size_t)large * smem_per_thread);
   return 0;
 }
 

@@ -151,6 +151,22 @@ static int range_args(const kc__cuda_state *s, job *j) {
                             j->k->name, (long long)end);
   kc_index g = kc__cdiv(end - begin, j->e->block);
   const int mode = j->k->kind == KC_KERNEL_FOR ? s->grid_mode : GRID_RESIDENT;
+  j->smem = j->e->smem;
+  if (j->e->rblock != j->e->block && g >= (kc_index)j->e->max_grid) {
+    /* A built-in reduction that fills the resident grid: the resident
+     * blocks of the largest size, each striding over the whole range, so
+     * an SM's accesses of a step are a few contiguous runs (two blocks of
+     * 1024 where sixteen of 128 scattered them).  bench/stream Dot,
+     * doubles, 2^28, on an H100: 0.988-0.989 of the hand-written kernel
+     * with blocks of 128, 0.994-0.996 with 1024.  A smaller range keeps
+     * the smaller blocks, which spread it over more SMs and launch sooner
+     * (a reduction of 10^4 doubles took 1 us longer on blocks of 1024). */
+    j->bx = j->e->rblock;
+    j->smem = j->e->rsmem;
+    j->grid = j->e->rgrid;
+    j->args = j->a;
+    return 0;
+  }
   if (mode == GRID_FULL) {
     if (g > (kc_index)0x7fffffff)
       g = j->e->max_grid;
@@ -170,7 +186,6 @@ static int range_args(const kc__cuda_state *s, job *j) {
                     (kc_index)j->e->block;
   }
   j->grid = g < 1 ? 1 : (unsigned)g;
-  j->smem = j->e->smem;
   j->args = j->a;
   return 0;
 }

@@ -150,7 +150,7 @@ static int prepare_call(kc__cuda_state *s, const kc_kernel_info *k,
     return kc_backend_error(KC_ENOKERNEL,
                             "cuda: kernel '%s': its PTX has no entry '%s'",
                             k->name, k->ptx_entry);
-  return kc__cuda_deduce(s, k->name, &K->call, 0);
+  return kc__cuda_deduce(s, k->name, &K->call, 0, 0);
 }
 
 /* The value a reduction or scan carries, and a built-in reducer's
@@ -208,10 +208,12 @@ static int prepare_entries(kc__cuda_state *s, const kc_kernel_info *k,
   const size_t smem_per_thread =
       (k->kind == KC_KERNEL_REDUCE || k->kind == KC_KERNEL_SCAN) ? K->value_size
                                                                  : 0;
-  if ((rc = kc__cuda_deduce(s, k->name, &K->g, smem_per_thread)) != 0)
+  const int largest = k->kind == KC_KERNEL_REDUCE && !K->ordered;
+  if ((rc = kc__cuda_deduce(s, k->name, &K->g, smem_per_thread, largest)) != 0)
     return rc;
   if (K->p.fn) {
-    if ((rc = kc__cuda_deduce(s, k->name, &K->p, smem_per_thread)) != 0)
+    if ((rc = kc__cuda_deduce(s, k->name, &K->p, smem_per_thread, largest)) !=
+        0)
       return rc;
     prepare_param_layout(s, K);
   }

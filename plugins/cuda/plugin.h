@@ -97,6 +97,11 @@ typedef struct kc__cuda_entry {
   unsigned block;
   unsigned max_grid; /* resident blocks on the whole device at `block` */
   unsigned smem;     /* dynamic shared memory per block */
+  /* A 1-D reduction with a built-in join whose range fills the resident
+   * grid: the largest block at the best occupancy, its resident grid and
+   * dynamic shared memory (launch.c, range_args); block, max_grid and smem
+   * for every other entry. */
+  unsigned rblock, rgrid, rsmem;
   unsigned fmax;     /* most threads per block the function allows */
   unsigned fstatic;  /* its static shared memory */
   unsigned dyn_attr; /* MAX_DYNAMIC_SHARED_SIZE_BYTES set on it, or 0 */
@@ -273,13 +278,14 @@ void kc__cuda_kernel_release(void *state, const kc_kernel_info *k,
                              void *kernel_state);
 
 /* geometry.c.  deduce: entry e's block size, resident grid and dynamic
- * shared memory, once (Kokkos' block-size rule).  occupancy: resident
+ * shared memory, once (Kokkos' block-size rule; with `largest`, also the
+ * largest block at the best occupancy, as rblock).  occupancy: resident
  * blocks per SM at a block size and dynamic shared memory, cached per
  * entry.  md_geometry / team_geometry: one launch's tiles, block, grid,
  * shared memory and arguments, every limit checked before anything is
  * queued (team_geometry may grow the level-1 scratch). */
 int kc__cuda_deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
-                    size_t smem_per_thread);
+                    size_t smem_per_thread, int largest);
 int kc__cuda_occupancy(kc__cuda_state *s, kc__cuda_entry *e, unsigned block,
                        size_t smem, int *bps);
 int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
