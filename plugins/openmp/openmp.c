@@ -30,6 +30,20 @@ typedef struct openmp_state {
   uint64_t gen; /* the last generation a region published (busy) */
 } openmp_state;
 
+/* What the region of omp_fork_join runs, at a fixed address: the region
+ * captures nothing, so the compiler passes the runtime no data block of
+ * the launching thread's (written at every fork, then a miss in every
+ * thread of the team before it reached the job).  Only the thread that
+ * owns the team (openmp_state.busy) writes it, and only the fields that
+ * changed: launches from one thread repeat the task and the job's address
+ * (kc_host_launch publishes its jobs in a place of the thread's), so the
+ * line stays in the team's caches from one launch to the next. */
+static struct {
+  _Alignas(128) kc_host_task task;
+  void *arg;
+  int n;
+} fork_line;
+
 /* kc_host_launch() expects task(tid, n) once for every tid < n.  The
  * runtime may give a smaller team than asked (OMP_THREAD_LIMIT, OMP_DYNAMIC
  * set by the application on its thread, resource limits); then each thread
@@ -37,11 +51,19 @@ typedef struct openmp_state {
  * the split of the work never depends on what the runtime granted. */
 static void omp_fork_join(void *ctx, kc_host_task task, void *arg) {
   const int n = *(const int *)ctx;
+  if (fork_line.task != task)
+    fork_line.task = task;
+  if (fork_line.arg != arg)
+    fork_line.arg = arg;
+  if (fork_line.n != n)
+    fork_line.n = n;
 #pragma omp parallel num_threads(n)
   {
-    const int team = omp_get_num_threads();
-    for (int tid = omp_get_thread_num(); tid < n; tid += team)
-      task(tid, n, arg);
+    const kc_host_task t = fork_line.task;
+    void *const a = fork_line.arg;
+    const int all = fork_line.n, team = omp_get_num_threads();
+    for (int tid = omp_get_thread_num(); tid < all; tid += team)
+      t(tid, all, a);
   }
 }
 
