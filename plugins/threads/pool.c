@@ -57,6 +57,17 @@
 #define POOL_SPIN_NS_OVERSUBSCRIBED 0u
 /* Polls between clock reads while spinning. */
 #define POOL_POLLS_PER_CLOCK 64u
+/* How long the joining caller, its spin over, still polls with
+ * sched_yield() between polls before it sleeps (not when oversubscribed).
+ * A caller that slept in the join is woken when the last worker finishes,
+ * and where that wake is slow (a halted virtual CPU of a busy host) the
+ * workers' own spin ran out before the next fork: they slept, that fork's
+ * wakes were slow again, and every launch paid two slow wakes.  On a
+ * 16-virtual-CPU machine right after a build: 120-290 us a launch in
+ * runs of seconds, against 1.2 us (doc/hacking/host-plugins.md).
+ * Yielding keeps the caller awake through such a wake, so at most one
+ * launch pays it, and gives its CPU to any thread that needs it. */
+#define POOL_JOIN_YIELD_NS 1000000u
 
 struct worker {
   /* The generation this worker finished last; written by the worker, read
@@ -112,10 +123,19 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+static uint64_t now_ns(void);
+
 static void futex_wait(_Atomic uint32_t *word, uint32_t expected) {
   /* EAGAIN (the word already changed) and EINTR are both "look again". */
   syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL,
           0);
+#ifdef KC_POOL_TEST_SLOW_WAKE_NS
+  /* Test builds only (pool-convoy-test): the thread starts late, as one on
+   * a halted virtual CPU of a busy host does. */
+  const uint64_t until = now_ns() + KC_POOL_TEST_SLOW_WAKE_NS;
+  while (now_ns() < until)
+    cpu_relax();
+#endif
 }
 
 static void futex_wake(_Atomic uint32_t *word, int count) {
@@ -228,12 +248,32 @@ static void join_sleep(kc__pool *p, uint32_t g, int from) {
   atomic_store_explicit(&p->joiner_waiting, 0, memory_order_relaxed);
 }
 
+/* The join after its spin: sched_yield() between polls for
+ * POOL_JOIN_YIELD_NS, then sleep.  Workers from `i` on have not finished
+ * generation g. */
+static void join_slow(kc__pool *p, uint32_t g, int i) {
+  if (p->spin_ns != 0) {
+    const uint64_t deadline = now_ns() + POOL_JOIN_YIELD_NS;
+    for (;;) {
+      while (i < p->nworkers &&
+             atomic_load_explicit(&p->w[i].done, memory_order_acquire) == g)
+        i++;
+      if (i == p->nworkers)
+        return;
+      if (now_ns() >= deadline)
+        break;
+      sched_yield();
+    }
+  }
+  join_sleep(p, g, i);
+}
+
 static void join(kc__pool *p, uint32_t g) {
   spin s = {0, 0};
   for (int i = 0; i < p->nworkers; i++) {
     while (atomic_load_explicit(&p->w[i].done, memory_order_acquire) != g) {
       if (!spin_again(&s, p->spin_ns)) {
-        join_sleep(p, g, i);
+        join_slow(p, g, i);
         return;
       }
     }
