@@ -37,7 +37,9 @@ typedef struct openmp_state {
  * owns the team (openmp_state.busy) writes it, and only the fields that
  * changed: launches from one thread repeat the task and the job's address
  * (kc_host_launch publishes its jobs in a place of the thread's), so the
- * line stays in the team's caches from one launch to the next. */
+ * line stays in the team's caches from one launch to the next.  One line
+ * for the process: there is one openmp_state (the runtime's one backend),
+ * and its launches into the team are one at a time. */
 static struct {
   _Alignas(128) kc_host_task task;
   void *arg;

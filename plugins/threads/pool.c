@@ -57,17 +57,20 @@
 #define POOL_SPIN_NS_OVERSUBSCRIBED 0u
 /* Polls between clock reads while spinning. */
 #define POOL_POLLS_PER_CLOCK 64u
-/* How long the joining caller, its spin over, still polls with
- * sched_yield() between polls before it sleeps (not when oversubscribed).
- * A caller that slept in the join is woken when the last worker finishes,
- * and where that wake is slow (a halted virtual CPU of a busy host) the
- * workers' own spin ran out before the next fork: they slept, that fork's
- * wakes were slow again, and every launch paid two slow wakes.  On a
- * 16-virtual-CPU machine right after a build: 120-290 us a launch in
- * runs of seconds, against 1.2 us (doc/hacking/host-plugins.md).
- * Yielding keeps the caller awake through such a wake, so at most one
- * launch pays it, and gives its CPU to any thread that needs it. */
-#define POOL_JOIN_YIELD_NS 1000000u
+/* How long the joining caller, its spin over, keeps polling before it
+ * sleeps (not when oversubscribed).  A caller that slept in the join is
+ * woken when the last worker finishes, and where that wake is slow (a
+ * halted virtual CPU of a busy host) the workers' own spin ran out before
+ * the next fork: they slept, that fork's wakes were slow again, and every
+ * launch paid two slow wakes.  On a 16-virtual-CPU machine right after a
+ * build: 120-290 us a launch in runs of seconds, against 1.2 us
+ * (doc/hacking/host-plugins.md).  Polling on keeps the caller awake
+ * through such a wake, so at most one launch pays it.  It polls with a
+ * pause, not sched_yield(): a yield to a busy neighbour can keep the
+ * caller away for a scheduler tick (4 ms), long enough for the workers to
+ * sleep again; a caller that finds itself on a worker's CPU sleeps at
+ * once instead, leaving the CPU to the worker. */
+#define POOL_JOIN_POLL_NS 1000000u
 
 struct worker {
   /* The generation this worker finished last; written by the worker, read
@@ -248,21 +251,32 @@ static void join_sleep(kc__pool *p, uint32_t g, int from) {
   atomic_store_explicit(&p->joiner_waiting, 0, memory_order_relaxed);
 }
 
-/* The join after its spin: sched_yield() between polls for
- * POOL_JOIN_YIELD_NS, then sleep.  Workers from `i` on have not finished
- * generation g. */
+/* Is the calling thread (the owner) on the CPU a worker from `from` on is
+ * pinned to?  Only the owner writes the workers' `cpu`. */
+static int on_a_worker_cpu(const kc__pool *p, int from) {
+  const int cpu = sched_getcpu();
+  for (int k = from; k < p->nworkers; k++)
+    if (p->w[k].cpu == cpu)
+      return 1;
+  return 0;
+}
+
+/* The join after its spin: polls on for POOL_JOIN_POLL_NS while the
+ * caller is not on the CPU of a worker it waits for, then sleeps.
+ * Workers from `i` on have not finished generation g. */
 static void join_slow(kc__pool *p, uint32_t g, int i) {
   if (p->spin_ns != 0) {
-    const uint64_t deadline = now_ns() + POOL_JOIN_YIELD_NS;
-    for (;;) {
+    const uint64_t deadline = now_ns() + POOL_JOIN_POLL_NS;
+    for (uint32_t polls = 1;; polls++) {
       while (i < p->nworkers &&
              atomic_load_explicit(&p->w[i].done, memory_order_acquire) == g)
         i++;
       if (i == p->nworkers)
         return;
-      if (now_ns() >= deadline)
+      cpu_relax();
+      if (polls % POOL_POLLS_PER_CLOCK == 0 &&
+          (now_ns() >= deadline || on_a_worker_cpu(p, i)))
         break;
-      sched_yield();
     }
   }
   join_sleep(p, g, i);
