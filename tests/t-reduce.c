@@ -270,8 +270,8 @@ static void test_builtins(void) {
   /* 1000003: more indices than a GPU's resident threads (270336 on an
    * H100), so the CUDA backend launches a 1-D reduction's larger blocks
    * (plugins/cuda/launch.c, range_args) for every type and join. */
-  static const kc_index sizes[] = {0,    1,    2,      3,     7,
-                                   64,   1000, 4099,   100003, 1000003};
+  static const kc_index sizes[] = {0,  1,    2,    3,      7,
+                                   64, 1000, 4099, 100003, 1000003};
   static const kc_index begins[] = {0, 17, -40};
   static const sched scheds[] = {{KC_SCHEDULE_STATIC, KC_AUTO},
                                  {KC_SCHEDULE_STATIC, 7},

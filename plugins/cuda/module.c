@@ -224,14 +224,13 @@ static int prepare_entries(kc__cuda_state *s, const kc_kernel_info *k,
         (rc = kc__cuda_ensure_result_slot(s, K->value_size)))
       return rc;
   }
-  kc_backend_verbose("cuda: kernel '%s': block %u, %u resident blocks (a "
-                     "range that fills them: block %u, %u blocks)%s%s",
-                     k->name, K->g.block, K->g.max_grid, K->g.rblock,
-                     K->g.rgrid,
-                     K->p.fn ? "; by-value entry, functor parameter of "
-                             : "; no by-value entry",
-                     K->p.fn ? (K->param_size ? "known size" : "unknown size")
-                             : "");
+  kc_backend_verbose(
+      "cuda: kernel '%s': block %u, %u resident blocks (a "
+      "range that fills them: block %u, %u blocks)%s%s",
+      k->name, K->g.block, K->g.max_grid, K->g.rblock, K->g.rgrid,
+      K->p.fn ? "; by-value entry, functor parameter of "
+              : "; no by-value entry",
+      K->p.fn ? (K->param_size ? "known size" : "unknown size") : "");
   return 0;
 }
 
