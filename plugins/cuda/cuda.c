@@ -140,17 +140,17 @@ static int parse_mode(const char *v, int *mode) {
 
 /* KC_CUDA_GRID: how a 1-D for sizes its grid (launch.c). */
 static int parse_grid(const char *v, int *mode) {
-  static const char *const names[] = {"resident", "full", "wide"};
-  *mode = GRID_WIDE; /* the default: doc/backends.md, "Grid size" */
+  static const char *const names[] = {"resident", "full", "wide", "tune"};
+  *mode = GRID_TUNE; /* the default: doc/backends.md, "Grid size" */
   if (!v || !*v)
     return 0;
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     if (strcmp(v, names[i]) == 0) {
       *mode = i;
       return 0;
     }
   return kc_backend_error(
-      KC_EINVAL, "cuda: KC_CUDA_GRID=%s; use resident, full or wide", v);
+      KC_EINVAL, "cuda: KC_CUDA_GRID=%s; use tune, wide, full or resident", v);
 }
 
 /* KC_CUDA_SCAN: one (a single pass with look-back, for modules built to

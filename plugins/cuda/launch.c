@@ -45,6 +45,10 @@ typedef struct job {
   void *args;
   unsigned grid, bx, by;
   size_t smem;
+  /* KC_CUDA_GRID=tune: the slot whose candidate `tcand` this launch
+   * times, or NULL (tune.c). */
+  kc__cuda_tune *tune;
+  int tcand;
 } job;
 
 static int launch_error(kc__cuda_state *s, CUresult r, const kc_kernel_info *k,
@@ -127,8 +131,82 @@ static int choose_mode(const kc__cuda_state *s, kc__cuda_kernel *K,
   return mode;
 }
 
+/* Says once which grid the tuning chose for a size of an entry, and the
+ * least times it measured. */
+static void tune_note(const kc_kernel_info *k, const kc__cuda_tune *t) {
+  char times[160];
+  size_t at = 0;
+  times[0] = 0;
+  for (int c = 0; c < t->ncand && at < sizeof times; c++)
+    at += (size_t)snprintf(times + at, sizeof times - at, "%s%s/%u %.4f ms",
+                           c ? ", " : "", t->full[c] ? "full" : "wide",
+                           t->block[c], (double)t->best[c]);
+  const int c = t->choice;
+  kc_backend_verbose("cuda: kernel '%s': ranges of 2^%d to 2^%d - 1 "
+                     "indices take the %s grid, blocks of %u (least "
+                     "times: %s)",
+                     k->name, t->cls - 1, t->cls, t->full[c] ? "full" : "wide",
+                     t->block[c], times);
+}
+
+/* The trial in flight, if its end event has completed: its time goes in
+ * (a failed query or reading counts as a trial without a time, so a
+ * broken event cannot keep the tuning going).  0 while it runs. */
+static int tune_poll(kc__cuda_state *s, const kc_kernel_info *k,
+                     kc__cuda_tune *t) {
+  const kc__cu_api *cu = s->cu;
+  CUresult r = cu->cuEventQuery(t->ev[1]);
+  if (r == CUDA_ERROR_NOT_READY)
+    return 0;
+  float ms = 0;
+  if (r != CUDA_SUCCESS ||
+      cu->cuEventElapsedTime(&ms, t->ev[0], t->ev[1]) != CUDA_SUCCESS)
+    ms = 0;
+  const int c = t->pending;
+  t->pending = -1;
+  if (kc__cuda_tune_record(t, c, ms))
+    tune_note(k, t);
+  return 1;
+}
+
+/* KC_CUDA_GRID=tune, a range the wide grid covers with more than the
+ * resident blocks: the candidate this launch runs (tune.c), timed if a
+ * trial is due and none is in flight.  Sets a full candidate's grid and
+ * returns 1; 0 leaves the wide grid. */
+static int tune_grid(kc__cuda_state *s, job *j, kc_index n) {
+  kc__cuda_tune *t = kc__cuda_tune_slot(j->e, n);
+  if (!t)
+    return 0;
+  int c = -1;
+  if (t->pending < 0 || tune_poll(s, j->k, t))
+    c = kc__cuda_tune_next(t);
+  if (c >= 0 && !t->ev[0] &&
+      (s->cu->cuEventCreate(&t->ev[0], 0) != CUDA_SUCCESS ||
+       s->cu->cuEventCreate(&t->ev[1], 0) != CUDA_SUCCESS)) {
+    t->choice = 0; /* no events, no tuning: the wide grid */
+    c = -1;
+  }
+  if (c < 0)
+    c = kc__cuda_tune_pick(t);
+  else {
+    j->tune = t;
+    j->tcand = c;
+  }
+  if (!t->full[c])
+    return 0;
+  const kc_index g = kc__cdiv(n, (kc_index)t->block[c]);
+  if (g > (kc_index)0x7fffffff) { /* a range of this class too long */
+    j->tune = NULL;
+    return 0;
+  }
+  j->bx = t->block[c];
+  j->grid = (unsigned)g;
+  j->a->chunk = 0;
+  return 1;
+}
+
 /* 1-D: the range and a grid striding over it: for a for (KC_CUDA_GRID,
- * default wide) about KC_CUDA_WIDE_RUN (4) indices per thread once the
+ * default tune) about KC_CUDA_WIDE_RUN (4) indices per thread once the
  * range outgrows the resident blocks (resident: the resident blocks at
  * most; full: a thread per index while that fits a grid); reductions and
  * scans keep the resident grid (their scratch holds one value per block).
@@ -137,7 +215,7 @@ static int choose_mode(const kc__cuda_state *s, kc__cuda_kernel *K,
  * unroll chunks of exactly that size) instead of striding over the whole
  * range: up to 2.5% more bandwidth on the stream kernels on an H100.
  * doc/backends.md has the measurements behind the default. */
-static int range_args(const kc__cuda_state *s, job *j) {
+static int range_args(kc__cuda_state *s, job *j) {
   const kc_index begin = j->l->policy.begin[0], end = j->l->policy.end[0];
   j->a = &j->u.one;
   *j->a = j->K->proto;
@@ -173,8 +251,14 @@ static int range_args(const kc__cuda_state *s, job *j) {
   } else if (g > (kc_index)j->e->max_grid) {
     /* wide: about KC_CUDA_WIDE_RUN indices per thread once that is more
      * blocks than the device holds at once */
-    kc_index w = mode == GRID_WIDE ? kc__cdiv(g, KC_CUDA_WIDE_RUN) : 0;
+    kc_index w = mode == GRID_WIDE || mode == GRID_TUNE
+                     ? kc__cdiv(g, KC_CUDA_WIDE_RUN)
+                     : 0;
     const int wide = w > (kc_index)j->e->max_grid && w <= (kc_index)0x7fffffff;
+    if (wide && mode == GRID_TUNE && tune_grid(s, j, end - begin)) {
+      j->args = j->a;
+      return 0;
+    }
     g = wide ? w : (kc_index)j->e->max_grid;
     /* Chunks of KC_CUDA_WIDE_RUN blocks' worth only where the wide grid is
      * wider than the resident blocks: between 1 and 4 times their threads
@@ -229,6 +313,8 @@ static int team_args(kc__cuda_state *s, job *j) {
 static int geometry(kc__cuda_state *s, job *j) {
   const int kind = j->l->policy.kind;
   memset(&j->u, 0, sizeof j->u);
+  j->tune = NULL;
+  j->tcand = -1;
   j->grid = 1;
   j->bx = j->e->block;
   j->by = 1;
@@ -415,6 +501,21 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
   s->last_kernel = j.k->name;
   if (kc__cuda_kind_reduces(j.k->kind))
     return launch_reduce(s, &j, params);
+  /* A tuning trial: a pair of events around the launch, read at a later
+   * launch (tune_poll); one that cannot be recorded ends the tuning. */
+  kc__cuda_tune *t = j.tune;
+  if (t && s->cu->cuEventRecord(t->ev[0], s->cur->stream) != CUDA_SUCCESS) {
+    t->choice = kc__cuda_tune_pick(t);
+    t = NULL;
+  }
   CUresult r = run(s, &j, params);
-  return r ? launch_error(s, r, j.k, j.grid, j.bx * j.by, (unsigned)j.smem) : 0;
+  if (r)
+    return launch_error(s, r, j.k, j.grid, j.bx * j.by, (unsigned)j.smem);
+  if (t) {
+    if (s->cu->cuEventRecord(t->ev[1], s->cur->stream) == CUDA_SUCCESS)
+      t->pending = j.tcand;
+    else
+      t->choice = kc__cuda_tune_pick(t);
+  }
+  return 0;
 }

@@ -272,6 +272,8 @@ void kc__cuda_kernel_release(void *state, const kc_kernel_info *k,
   (void)k;
   if (K->mod) {
     kc__cuda_current(s);
+    kc__cuda_tune_free(s->cu, &K->p);
+    kc__cuda_tune_free(s->cu, &K->g);
     module_put(s, K->mod);
   }
   kc__cuda_staged_free(&K->staged);

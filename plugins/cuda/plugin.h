@@ -21,8 +21,10 @@
 
 #include "cu.h"
 
-/* How a 1-D for sizes its grid (KC_CUDA_GRID, launch.c). */
-enum { GRID_RESIDENT = 0, GRID_FULL, GRID_WIDE };
+/* How a 1-D for sizes its grid (KC_CUDA_GRID, launch.c): TUNE, the
+ * default, measures WIDE against FULL grids on its first launches
+ * (tune.c). */
+enum { GRID_RESIDENT = 0, GRID_FULL, GRID_WIDE, GRID_TUNE };
 
 /* How a functor reaches the kernel (KC_CUDA_LAUNCH). */
 enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
@@ -91,6 +93,30 @@ typedef struct kc__cuda_occ {
 } kc__cuda_occ;
 #define KC__CUDA_OCC_SLOTS 32
 
+/* The run-time choice of a 1-D for's grid (KC_CUDA_GRID=tune, tune.c),
+ * for one entry and the ranges of one bit length that the wide grid
+ * would cover with more than the resident blocks.  Candidate 0 is the
+ * wide grid at the entry's block; the others a thread per index at the
+ * entry's block and at blocks of 256 and 512 where the function allows
+ * them.  The first launches of such a range time the candidates in turn
+ * (KC__CUDA_TUNE_REPS rounds, a pair of events around each, read at a
+ * later launch once the end event has completed, never waited for); the
+ * least time of each then picks the grid every later launch uses. */
+#define KC__CUDA_TUNE_CANDS 4
+#define KC__CUDA_TUNE_REPS 3
+#define KC__CUDA_TUNE_SLOTS 4
+typedef struct kc__cuda_tune {
+  int cls;   /* the ranges' bit length; 0: the slot is free */
+  int ncand; /* candidates (1 .. KC__CUDA_TUNE_CANDS) */
+  unsigned block[KC__CUDA_TUNE_CANDS];
+  unsigned char full[KC__CUDA_TUNE_CANDS]; /* 0: wide, 1: full */
+  float best[KC__CUDA_TUNE_CANDS];         /* least ms measured; 0: none */
+  int trials;                              /* measurements taken */
+  int pending; /* the candidate ev[] are timing, or -1 */
+  int choice;  /* the candidate chosen, or -1 while measuring */
+  CUevent ev[2];
+} kc__cuda_tune;
+
 /* One device entry with its launch geometry, deduced once. */
 typedef struct kc__cuda_entry {
   CUfunction fn; /* NULL if the module has no such entry */
@@ -106,6 +132,7 @@ typedef struct kc__cuda_entry {
   unsigned fstatic;  /* its static shared memory */
   unsigned dyn_attr; /* MAX_DYNAMIC_SHARED_SIZE_BYTES set on it, or 0 */
   kc__cuda_occ occ[KC__CUDA_OCC_SLOTS]; /* by (block + 31) / 32 - 1 */
+  kc__cuda_tune tune[KC__CUDA_TUNE_SLOTS];
 } kc__cuda_entry;
 
 /* A kernel's last staged functor (constant and global modes): the device
@@ -348,6 +375,20 @@ int kc__cuda_mem_copy_on(void *state, void *queue, void *dst,
                          kc_space src_space, size_t bytes);
 int kc__cuda_mem_set_on(void *state, void *queue, void *p, kc_space space,
                         int value, size_t bytes);
+
+/* tune.c, no driver calls.  slot: entry e's tuning slot for ranges of
+ * n >= 1 indices, claimed (its candidates set) if no slot has their bit
+ * length yet; NULL when every slot holds another.  next: the candidate
+ * the next timed launch runs, or -1 once chosen.  pick: the candidate a
+ * launch not timed runs (the choice, else the fastest measured, else 0).
+ * record: candidate c took `ms`; after the last trial, makes the choice
+ * and returns 1.  free: destroys the slots' events (through `cu`, the
+ * entry's context current) and clears them. */
+kc__cuda_tune *kc__cuda_tune_slot(kc__cuda_entry *e, kc_index n);
+int kc__cuda_tune_next(const kc__cuda_tune *t);
+int kc__cuda_tune_pick(const kc__cuda_tune *t);
+int kc__cuda_tune_record(kc__cuda_tune *t, int c, float ms);
+void kc__cuda_tune_free(const kc__cu_api *cu, kc__cuda_entry *e);
 
 /* launch.c: the launch slot. */
 int kc__cuda_launch(void *state, const kc_launch *l);

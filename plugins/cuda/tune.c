@@ -1,0 +1,103 @@
+/* kc CUDA plugin — the run-time choice of a 1-D for's grid.
+ *
+ * Which grid streams a 1-D for fastest depends on the body and on the card:
+ * on an H100 a thread per index in blocks of 256 ran bench/stream's double
+ * Add 1.8% faster than the wide grid (4 indices a thread) and its float
+ * Copy 40% slower; on an H200 the wide grid was ahead on Add as well
+ * (doc/backends.md, "Grid size").  kc does not know a body's loads, so it
+ * measures: the first launches of a large range time each candidate grid
+ * (plugin.h, kc__cuda_tune), and the fastest is kept for that entry and
+ * size.  Every candidate runs each index once, so the trials change only
+ * the time.  This file holds the bookkeeping; launch.c records the events.
+ */
+#include <config.h>
+
+#include <string.h>
+
+#include "plugin.h"
+
+/* Bit length of n >= 1: ranges from 2^(c-1) to 2^c - 1 share class c. */
+static int size_class(kc_index n) {
+  return 64 - __builtin_clzll((unsigned long long)n);
+}
+
+static void add(kc__cuda_tune *t, unsigned block, int full) {
+  t->block[t->ncand] = block;
+  t->full[t->ncand] = (unsigned char)full;
+  t->ncand++;
+}
+
+/* The wide grid first (the choice while nothing is measured), then a thread
+ * per index at the entry's block and at 256 and 512 threads: the blocks
+ * at which a thread per index ran the stream kernels best on an H100
+ * (1024 cost Add 5%).  Larger blocks only for entries without dynamic
+ * shared memory (a 1-D for has none) and within the function's limit. */
+static void claim(kc__cuda_tune *t, const kc__cuda_entry *e, int cls) {
+  memset(t, 0, sizeof *t);
+  t->cls = cls;
+  t->pending = -1;
+  t->choice = -1;
+  add(t, e->block, 0);
+  add(t, e->block, 1);
+  static const unsigned more[] = {256, 512};
+  for (unsigned i = 0; i < sizeof more / sizeof more[0]; i++)
+    if (more[i] > e->block && more[i] <= e->fmax && e->smem == 0)
+      add(t, more[i], 1);
+}
+
+kc__cuda_tune *kc__cuda_tune_slot(kc__cuda_entry *e, kc_index n) {
+  const int cls = size_class(n);
+  for (int i = 0; i < KC__CUDA_TUNE_SLOTS; i++) {
+    kc__cuda_tune *t = &e->tune[i];
+    if (t->cls == cls)
+      return t;
+    if (t->cls == 0) {
+      claim(t, e, cls);
+      return t;
+    }
+  }
+  return NULL;
+}
+
+int kc__cuda_tune_next(const kc__cuda_tune *t) {
+  if (t->choice >= 0)
+    return -1;
+  /* Rounds: each candidate once, then again, so that a slow spell of the
+   * card (another process, clocks) is spread over all of them. */
+  return t->trials % t->ncand;
+}
+
+static int fastest(const kc__cuda_tune *t) {
+  int c = 0;
+  for (int i = 1; i < t->ncand; i++)
+    if (t->best[i] > 0 && (t->best[c] == 0 || t->best[i] < t->best[c]))
+      c = i;
+  return c;
+}
+
+int kc__cuda_tune_pick(const kc__cuda_tune *t) {
+  return t->choice >= 0 ? t->choice : fastest(t);
+}
+
+int kc__cuda_tune_record(kc__cuda_tune *t, int c, float ms) {
+  if (t->choice >= 0 || c < 0 || c >= t->ncand)
+    return 0;
+  /* A time that is no time (not a number, not above 0) counts as a trial
+   * but not as a measurement. */
+  if (ms > 0 && (t->best[c] == 0 || ms < t->best[c]))
+    t->best[c] = ms;
+  if (++t->trials < t->ncand * KC__CUDA_TUNE_REPS)
+    return 0;
+  t->choice = fastest(t);
+  return 1;
+}
+
+void kc__cuda_tune_free(const kc__cu_api *cu, kc__cuda_entry *e) {
+  for (int i = 0; i < KC__CUDA_TUNE_SLOTS; i++) {
+    kc__cuda_tune *t = &e->tune[i];
+    for (int k = 0; k < 2; k++)
+      if (t->ev[k] && cu)
+        cu->cuEventDestroy(t->ev[k]);
+    memset(t, 0, sizeof *t);
+  }
+}
