@@ -262,7 +262,8 @@ san_examples=${KC_GPU_SAN_EXAMPLES-cg -n 12; heat -n 16}
 step_memcheck() {
   sanitize memcheck 45 "${KC_GPU_MEMCHECK-t-init t-for t-reduce t-scan t-custom
     t-memory t-mirror t-errors t-kcc-kernels t-ffi t-examples cuda-launch
-    cuda-jit t-md t-team t-atomic t-chunkbuf cuda-model t-queue}" "$san_examples"
+    cuda-jit t-md t-team t-atomic t-chunkbuf cuda-model t-queue cuda-tune}" \
+    "$san_examples"
 }
 step_racecheck() {
   sanitize racecheck 45 "${KC_GPU_RACECHECK-t-reduce t-scan t-custom
