@@ -1,4 +1,5 @@
-/* Unit test of the CUDA plugin's grid tuning bookkeeping (tune.c) alone:
+/* Unit test of the CUDA plugin's grid tuning bookkeeping
+ * (plugins/cuda/tune.c, included) alone:
  * no driver, no device, so it runs everywhere.  The candidates an entry
  * gets, the slots per size class, the order of the trials, the choice
  * from the least time of each candidate, times that are no times, and the
@@ -9,7 +10,7 @@
 #include <math.h>
 
 #include "kc-test.h"
-#include "plugin.h"
+#include "tune.c"
 
 static void entry(kc__cuda_entry *e, unsigned block, unsigned fmax,
                   unsigned smem) {
