@@ -149,6 +149,18 @@ static void tune_note(const kc_kernel_info *k, const kc__cuda_tune *t) {
                      t->block[c], times);
 }
 
+/* Ends a slot's tuning on candidate c: its events are no longer needed
+ * (a kernel's slots would otherwise hold two for as long as it lives). */
+static void tune_end(kc__cuda_state *s, kc__cuda_tune *t, int c) {
+  t->choice = c;
+  t->pending = -1;
+  for (int k = 0; k < 2; k++)
+    if (t->ev[k]) {
+      s->cu->cuEventDestroy(t->ev[k]);
+      t->ev[k] = NULL;
+    }
+}
+
 /* The trial in flight, if its end event has completed: its time goes in
  * (a failed query or reading counts as a trial without a time, so a
  * broken event cannot keep the tuning going).  0 while it runs. */
@@ -164,8 +176,10 @@ static int tune_poll(kc__cuda_state *s, const kc_kernel_info *k,
     ms = 0;
   const int c = t->pending;
   t->pending = -1;
-  if (kc__cuda_tune_record(t, c, ms))
+  if (kc__cuda_tune_record(t, c, ms)) {
     tune_note(k, t);
+    tune_end(s, t, t->choice);
+  }
   return 1;
 }
 
@@ -183,7 +197,7 @@ static int tune_grid(kc__cuda_state *s, job *j, kc_index n) {
   if (c >= 0 && !t->ev[0] &&
       (s->cu->cuEventCreate(&t->ev[0], 0) != CUDA_SUCCESS ||
        s->cu->cuEventCreate(&t->ev[1], 0) != CUDA_SUCCESS)) {
-    t->choice = 0; /* no events, no tuning: the wide grid */
+    tune_end(s, t, 0); /* no events, no tuning: the wide grid */
     c = -1;
   }
   if (c < 0)
@@ -505,7 +519,7 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
    * launch (tune_poll); one that cannot be recorded ends the tuning. */
   kc__cuda_tune *t = j.tune;
   if (t && s->cu->cuEventRecord(t->ev[0], s->cur->stream) != CUDA_SUCCESS) {
-    t->choice = kc__cuda_tune_pick(t);
+    tune_end(s, t, kc__cuda_tune_pick(t));
     t = NULL;
   }
   CUresult r = run(s, &j, params);
@@ -515,7 +529,7 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
     if (s->cu->cuEventRecord(t->ev[1], s->cur->stream) == CUDA_SUCCESS)
       t->pending = j.tcand;
     else
-      t->choice = kc__cuda_tune_pick(t);
+      tune_end(s, t, kc__cuda_tune_pick(t));
   }
   return 0;
 }

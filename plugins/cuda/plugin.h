@@ -101,7 +101,8 @@ typedef struct kc__cuda_occ {
  * them.  The first launches of such a range time the candidates in turn
  * (KC__CUDA_TUNE_REPS rounds, a pair of events around each, read at a
  * later launch once the end event has completed, never waited for); the
- * least time of each then picks the grid every later launch uses. */
+ * least time of each then picks the grid every later launch uses, and
+ * the slot's events are destroyed. */
 #define KC__CUDA_TUNE_CANDS 4
 #define KC__CUDA_TUNE_REPS 3
 #define KC__CUDA_TUNE_SLOTS 4
