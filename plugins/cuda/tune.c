@@ -3,7 +3,7 @@
  * Which grid streams a 1-D for fastest depends on the body and on the card:
  * on an H100 a thread per index in blocks of 256 ran bench/stream's double
  * Add 1.8% faster than the wide grid (4 indices a thread) and its float
- * Copy 40% slower; on an H200 the wide grid was ahead on Add as well
+ * Copy 55-80% slower; on an H200 the wide grid was ahead on Add as well
  * (doc/backends.md, "Grid size").  kc does not know a body's loads, so it
  * measures: the first launches of a large range time each candidate grid
  * (plugin.h, kc__cuda_tune), and the fastest is kept for that entry and
