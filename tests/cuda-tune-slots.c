@@ -4,7 +4,7 @@
  * gets, the slots per size class, the order of the trials, the choice
  * from the least time of each candidate, times that are no times, and the
  * end of the tuning.  The launches that time the candidates run on the
- * GPU machine (tests/t-for-tune.sh). */
+ * GPU machine (tests/cuda-tune.c). */
 #include <config.h>
 
 #include <math.h>
@@ -49,6 +49,48 @@ static void candidates(void) {
   entry(&e, 128, 1024, 4096);
   t = kc__cuda_tune_slot(&e, 5000000);
   KC_CHECK_EQ_INT(t->ncand, 2);
+  /* A thread per index only on blocks whose grid holds the class's
+   * longest range (2^31 - 1 blocks at most): 2^37 indices (class 38, up
+   * to 2^38 - 1) not on 128, 2^38 on neither 128 nor 256, 2^62 on none
+   * (a candidate some ranges of the class could not run was timed on
+   * none of them and kept the tuning from ending). */
+  entry(&e, 128, 1024, 0);
+  t = kc__cuda_tune_slot(&e, (kc_index)1 << 37);
+  KC_CHECK_EQ_INT(t->ncand, 3);
+  KC_CHECK_EQ_UINT(t->block[1], 256);
+  KC_CHECK_EQ_INT(t->full[1], 1);
+  t = kc__cuda_tune_slot(&e, (kc_index)1 << 38);
+  KC_CHECK_EQ_INT(t->ncand, 2);
+  KC_CHECK_EQ_UINT(t->block[1], 512);
+  t = kc__cuda_tune_slot(&e, (kc_index)1 << 62);
+  KC_CHECK_EQ_INT(t->ncand, 1);
+  KC_CHECK_EQ_INT(t->full[0], 0);
+  /* One below the limit still fits: 2^31 - 1 blocks of 128 for ranges
+   * up to 2^37 - 1 (class 37). */
+  t = kc__cuda_tune_slot(&e, (kc_index)1 << 36);
+  KC_CHECK_EQ_INT(t->ncand, 4);
+}
+
+/* Times are compared per index: a program that alternates two ranges of
+ * one class times candidates 0 and 2 on the shorter one and 1 and 3 on
+ * the one 1.5 times as long; candidate 1 is the fastest per index (1.8
+ * ms per 2^28 indices against 2.0) though its raw times are the longest
+ * but one. */
+static void per_index(void) {
+  kc__cuda_entry e;
+  entry(&e, 128, 1024, 0);
+  const kc_index n0 = (kc_index)1 << 28, n1 = n0 + n0 / 2;
+  kc__cuda_tune *t = kc__cuda_tune_slot(&e, n0);
+  KC_CHECK_EQ_PTR(kc__cuda_tune_slot(&e, n1), t);
+  static const float per28[4] = {2.0f, 1.8f, 2.1f, 2.2f};
+  for (int i = 0; i < 4 * KC__CUDA_TUNE_REPS; i++) {
+    const int c = kc__cuda_tune_next(t);
+    const kc_index n = c % 2 ? n1 : n0;
+    kc__cuda_tune_record(t, c, per28[c] * (float)((double)n / (double)n0), n);
+  }
+  KC_CHECK_EQ_INT(t->choice, 1);
+  KC_CHECK_EQ_DBL(t->best[1], 1.8, 1e-5);
+  KC_CHECK_EQ_DBL(t->best[0], 2.0, 1e-5);
 }
 
 static void slots(void) {
@@ -88,7 +130,7 @@ static void choice(void) {
   for (int r = 0; r < KC__CUDA_TUNE_REPS; r++)
     for (int c = 0; c < 4; c++) {
       KC_CHECK_EQ_INT(kc__cuda_tune_next(t), c);
-      chosen += kc__cuda_tune_record(t, kc__cuda_tune_next(t), ms[r][c]);
+      chosen += kc__cuda_tune_record(t, kc__cuda_tune_next(t), ms[r][c], 0);
       trials++;
       if (r == 0 && c == 1) /* the fastest measured so far */
         KC_CHECK_EQ_INT(kc__cuda_tune_pick(t), 1);
@@ -99,7 +141,7 @@ static void choice(void) {
   KC_CHECK_EQ_INT(kc__cuda_tune_next(t), -1);
   KC_CHECK_EQ_DBL(t->best[2], 2.07, 1e-6);
   /* Once chosen, more times change nothing. */
-  KC_CHECK_EQ_INT(kc__cuda_tune_record(t, 3, 0.5f), 0);
+  KC_CHECK_EQ_INT(kc__cuda_tune_record(t, 3, 0.5f, 0), 0);
   KC_CHECK_EQ_INT(kc__cuda_tune_pick(t), 2);
 }
 
@@ -110,13 +152,13 @@ static void no_times(void) {
   kc__cuda_entry e;
   entry(&e, 128, 1024, 0);
   kc__cuda_tune *t = kc__cuda_tune_slot(&e, (kc_index)1 << 28);
-  KC_CHECK_EQ_INT(kc__cuda_tune_record(t, 7, 1.0f), 0);
-  KC_CHECK_EQ_INT(kc__cuda_tune_record(t, -1, 1.0f), 0);
+  KC_CHECK_EQ_INT(kc__cuda_tune_record(t, 7, 1.0f, 0), 0);
+  KC_CHECK_EQ_INT(kc__cuda_tune_record(t, -1, 1.0f, 0), 0);
   KC_CHECK_EQ_INT(t->trials, 0);
   int chosen = 0;
   for (int i = 0; i < 4 * KC__CUDA_TUNE_REPS; i++) {
     const float bad[] = {0.0f, -1.0f, NAN};
-    chosen += kc__cuda_tune_record(t, kc__cuda_tune_next(t), bad[i % 3]);
+    chosen += kc__cuda_tune_record(t, kc__cuda_tune_next(t), bad[i % 3], 0);
   }
   KC_CHECK_EQ_INT(chosen, 1);
   KC_CHECK_EQ_INT(t->choice, 0);
@@ -124,7 +166,7 @@ static void no_times(void) {
   t = kc__cuda_tune_slot(&e, 1000);
   for (int i = 0; i < 4 * KC__CUDA_TUNE_REPS; i++) {
     const int c = kc__cuda_tune_next(t);
-    kc__cuda_tune_record(t, c, c == 3 ? 4.0f : 0.0f);
+    kc__cuda_tune_record(t, c, c == 3 ? 4.0f : 0.0f, 0);
   }
   KC_CHECK_EQ_INT(t->choice, 3);
 }
@@ -133,6 +175,7 @@ int main(void) {
   candidates();
   slots();
   choice();
+  per_index();
   no_times();
   return kc_test_done();
 }

@@ -144,9 +144,9 @@ static void tune_note(const kc_kernel_info *k, const kc__cuda_tune *t) {
   const int c = t->choice;
   kc_backend_verbose("cuda: kernel '%s': ranges of 2^%d to 2^%d - 1 "
                      "indices take the %s grid, blocks of %u (least "
-                     "times: %s)",
+                     "times, per 2^%d indices: %s)",
                      k->name, t->cls - 1, t->cls, t->full[c] ? "full" : "wide",
-                     t->block[c], times);
+                     t->block[c], t->cls - 1, times);
 }
 
 /* Ends a slot's tuning on candidate c: its events are no longer needed
@@ -176,7 +176,7 @@ static int tune_poll(kc__cuda_state *s, const kc_kernel_info *k,
     ms = 0;
   const int c = t->pending;
   t->pending = -1;
-  if (kc__cuda_tune_record(t, c, ms)) {
+  if (kc__cuda_tune_record(t, c, ms, t->pending_n)) {
     tune_note(k, t);
     tune_end(s, t, t->choice);
   }
@@ -209,7 +209,12 @@ static int tune_grid(kc__cuda_state *s, job *j, kc_index n) {
   if (!t->full[c])
     return 0;
   const kc_index g = kc__cdiv(n, (kc_index)t->block[c]);
-  if (g > (kc_index)0x7fffffff) { /* a range of this class too long */
+  if (g > (kc_index)0x7fffffff) {
+    /* Not for a candidate tune.c let in (it fits the class's longest
+     * range); were it to happen, a trial without a time, so that the
+     * tuning still ends. */
+    if (j->tune && kc__cuda_tune_record(t, c, 0, 0))
+      tune_end(s, t, t->choice);
     j->tune = NULL;
     return 0;
   }
@@ -526,9 +531,10 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
   if (r)
     return launch_error(s, r, j.k, j.grid, j.bx * j.by, (unsigned)j.smem);
   if (t) {
-    if (s->cu->cuEventRecord(t->ev[1], s->cur->stream) == CUDA_SUCCESS)
+    if (s->cu->cuEventRecord(t->ev[1], s->cur->stream) == CUDA_SUCCESS) {
       t->pending = j.tcand;
-    else
+      t->pending_n = l->policy.end[0] - l->policy.begin[0];
+    } else
       tune_end(s, t, kc__cuda_tune_pick(t));
   }
   return 0;

@@ -98,11 +98,11 @@ typedef struct kc__cuda_occ {
  * would cover with more than the resident blocks.  Candidate 0 is the
  * wide grid at the entry's block; the others a thread per index at the
  * entry's block and at blocks of 256 and 512 where the function allows
- * them.  The first launches of such a range time the candidates in turn
- * (KC__CUDA_TUNE_REPS rounds, a pair of events around each, read at a
- * later launch once the end event has completed, never waited for); the
- * least time of each then picks the grid every later launch uses, and
- * the slot's events are destroyed. */
+ * them and the class's longest range fits a grid.  The first launches of such a
+ * range time the candidates in turn (KC__CUDA_TUNE_REPS rounds, a pair of
+ * events around each, read at a later launch once the end event has completed,
+ * never waited for); the least time of each then picks the grid every later
+ * launch uses, and the slot's events are destroyed. */
 #define KC__CUDA_TUNE_CANDS 4
 #define KC__CUDA_TUNE_REPS 3
 #define KC__CUDA_TUNE_SLOTS 4
@@ -111,10 +111,12 @@ typedef struct kc__cuda_tune {
   int ncand; /* candidates (1 .. KC__CUDA_TUNE_CANDS) */
   unsigned block[KC__CUDA_TUNE_CANDS];
   unsigned char full[KC__CUDA_TUNE_CANDS]; /* 0: wide, 1: full */
-  float best[KC__CUDA_TUNE_CANDS];         /* least ms measured; 0: none */
+  float best[KC__CUDA_TUNE_CANDS];         /* least ms measured, scaled to
+                                              2^(cls-1) indices; 0: none */
   int trials;                              /* measurements taken */
-  int pending; /* the candidate ev[] are timing, or -1 */
-  int choice;  /* the candidate chosen, or -1 while measuring */
+  int pending;        /* the candidate ev[] are timing, or -1 */
+  kc_index pending_n; /* the range length of that launch */
+  int choice;         /* the candidate chosen, or -1 while measuring */
   CUevent ev[2];
 } kc__cuda_tune;
 
@@ -382,13 +384,14 @@ int kc__cuda_mem_set_on(void *state, void *queue, void *p, kc_space space,
  * length yet; NULL when every slot holds another.  next: the candidate
  * the next timed launch runs, or -1 once chosen.  pick: the candidate a
  * launch not timed runs (the choice, else the fastest measured, else 0).
- * record: candidate c took `ms`; after the last trial, makes the choice
- * and returns 1.  free: destroys the slots' events (through `cu`, the
- * entry's context current) and clears them. */
+ * record: candidate c took `ms` on a range of n indices (n <= 0: taken
+ * as is); after the last trial, makes the choice and returns 1.  free: destroys
+ * the slots' events (through `cu`, the entry's context current) and clears
+ * them. */
 kc__cuda_tune *kc__cuda_tune_slot(kc__cuda_entry *e, kc_index n);
 int kc__cuda_tune_next(const kc__cuda_tune *t);
 int kc__cuda_tune_pick(const kc__cuda_tune *t);
-int kc__cuda_tune_record(kc__cuda_tune *t, int c, float ms);
+int kc__cuda_tune_record(kc__cuda_tune *t, int c, float ms, kc_index n);
 void kc__cuda_tune_free(const kc__cu_api *cu, kc__cuda_entry *e);
 
 /* launch.c: the launch slot. */

@@ -27,6 +27,16 @@ static void add(kc__cuda_tune *t, unsigned block, int full) {
   t->ncand++;
 }
 
+/* Whether a thread per index on blocks of `block` fits a grid (2^31 - 1
+ * blocks) for the longest range of class cls, 2^cls - 1 indices: a
+ * candidate that some ranges of its class could not run would never be
+ * measured on them. */
+static int full_fits(int cls, unsigned block) {
+  const unsigned long long longest =
+      cls >= 63 ? (unsigned long long)INT64_MAX : (1ULL << cls) - 1;
+  return (longest + block - 1) / block <= 0x7fffffffULL;
+}
+
 /* The wide grid first (the choice while nothing is measured), then a thread
  * per index at the entry's block and at 256 and 512 threads: the blocks
  * at which a thread per index ran the stream kernels best on an H100
@@ -38,10 +48,12 @@ static void claim(kc__cuda_tune *t, const kc__cuda_entry *e, int cls) {
   t->pending = -1;
   t->choice = -1;
   add(t, e->block, 0);
-  add(t, e->block, 1);
+  if (full_fits(cls, e->block))
+    add(t, e->block, 1);
   static const unsigned more[] = {256, 512};
   for (unsigned i = 0; i < sizeof more / sizeof more[0]; i++)
-    if (more[i] > e->block && more[i] <= e->fmax && e->smem == 0)
+    if (more[i] > e->block && more[i] <= e->fmax && e->smem == 0 &&
+        full_fits(cls, more[i]))
       add(t, more[i], 1);
 }
 
@@ -79,11 +91,16 @@ int kc__cuda_tune_pick(const kc__cuda_tune *t) {
   return t->choice >= 0 ? t->choice : fastest(t);
 }
 
-int kc__cuda_tune_record(kc__cuda_tune *t, int c, float ms) {
+int kc__cuda_tune_record(kc__cuda_tune *t, int c, float ms, kc_index n) {
   if (t->choice >= 0 || c < 0 || c >= t->ncand)
     return 0;
-  /* A time that is no time (not a number, not above 0) counts as a trial
-   * but not as a measurement. */
+  /* The time scaled to a range of 2^(cls-1) indices: launches of one
+   * class may have ranges up to twice as long, and a program that
+   * alternates two of them would otherwise time some candidates on the
+   * longer one only.  A time that is no time (not a number, not above 0)
+   * counts as a trial but not as a measurement. */
+  if (n > 0)
+    ms = (float)((double)ms * (double)(1ULL << (t->cls - 1)) / (double)n);
   if (ms > 0 && (t->best[c] == 0 || ms < t->best[c]))
     t->best[c] = ms;
   if (++t->trials < t->ncand * KC__CUDA_TUNE_REPS)
