@@ -149,18 +149,6 @@ static void tune_note(const kc_kernel_info *k, const kc__cuda_tune *t) {
                      t->block[c], t->cls - 1, times);
 }
 
-/* Ends a slot's tuning on candidate c: its events are no longer needed
- * (a kernel's slots would otherwise hold two for as long as it lives). */
-static void tune_end(kc__cuda_state *s, kc__cuda_tune *t, int c) {
-  t->choice = c;
-  t->pending = -1;
-  for (int k = 0; k < 2; k++)
-    if (t->ev[k]) {
-      s->cu->cuEventDestroy(t->ev[k]);
-      t->ev[k] = NULL;
-    }
-}
-
 /* The trial in flight, if its end event has completed: its time goes in
  * (a failed query or reading counts as a trial without a time, so a
  * broken event cannot keep the tuning going).  0 while it runs. */
@@ -178,7 +166,7 @@ static int tune_poll(kc__cuda_state *s, const kc_kernel_info *k,
   t->pending = -1;
   if (kc__cuda_tune_record(t, c, ms, t->pending_n)) {
     tune_note(k, t);
-    tune_end(s, t, t->choice);
+    kc__cuda_tune_end(s->cu, t, t->choice);
   }
   return 1;
 }
@@ -197,7 +185,7 @@ static int tune_grid(kc__cuda_state *s, job *j, kc_index n) {
   if (c >= 0 && !t->ev[0] &&
       (s->cu->cuEventCreate(&t->ev[0], 0) != CUDA_SUCCESS ||
        s->cu->cuEventCreate(&t->ev[1], 0) != CUDA_SUCCESS)) {
-    tune_end(s, t, 0); /* no events, no tuning: the wide grid */
+    kc__cuda_tune_end(s->cu, t, 0); /* no events, no tuning: the wide grid */
     c = -1;
   }
   if (c < 0)
@@ -214,7 +202,7 @@ static int tune_grid(kc__cuda_state *s, job *j, kc_index n) {
      * range); were it to happen, a trial without a time, so that the
      * tuning still ends. */
     if (j->tune && kc__cuda_tune_record(t, c, 0, 0))
-      tune_end(s, t, t->choice);
+      kc__cuda_tune_end(s->cu, t, t->choice);
     j->tune = NULL;
     return 0;
   }
@@ -524,7 +512,7 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
    * launch (tune_poll); one that cannot be recorded ends the tuning. */
   kc__cuda_tune *t = j.tune;
   if (t && s->cu->cuEventRecord(t->ev[0], s->cur->stream) != CUDA_SUCCESS) {
-    tune_end(s, t, kc__cuda_tune_pick(t));
+    kc__cuda_tune_end(s->cu, t, kc__cuda_tune_pick(t));
     t = NULL;
   }
   CUresult r = run(s, &j, params);
@@ -535,7 +523,7 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
       t->pending = j.tcand;
       t->pending_n = l->policy.end[0] - l->policy.begin[0];
     } else
-      tune_end(s, t, kc__cuda_tune_pick(t));
+      kc__cuda_tune_end(s->cu, t, kc__cuda_tune_pick(t));
   }
   return 0;
 }

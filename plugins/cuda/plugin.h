@@ -379,19 +379,22 @@ int kc__cuda_mem_copy_on(void *state, void *queue, void *dst,
 int kc__cuda_mem_set_on(void *state, void *queue, void *p, kc_space space,
                         int value, size_t bytes);
 
-/* tune.c, no driver calls.  slot: entry e's tuning slot for ranges of
- * n >= 1 indices, claimed (its candidates set) if no slot has their bit
- * length yet; NULL when every slot holds another.  next: the candidate
- * the next timed launch runs, or -1 once chosen.  pick: the candidate a
- * launch not timed runs (the choice, else the fastest measured, else 0).
- * record: candidate c took `ms` on a range of n indices (n <= 0: taken
- * as is); after the last trial, makes the choice and returns 1.  free: destroys
- * the slots' events (through `cu`, the entry's context current) and clears
- * them. */
+/* tune.c (no driver calls but the events' destruction).  slot: entry
+ * e's tuning slot for ranges of n >= 1 indices, claimed (its candidates
+ * set) if no slot has their bit length yet; NULL when every slot holds
+ * another.  next: the candidate the next timed launch runs, or -1 once
+ * chosen.  pick: the candidate a launch not timed runs (the choice, else
+ * the fastest measured, else 0).  record: candidate c took `ms` on a range
+ * of n indices (n <= 0: taken as is); after the last trial, makes the
+ * choice and returns 1.  end: ends t's tuning on candidate c and destroys
+ * its events (through `cu`, the entry's context current; a kernel's slots
+ * would otherwise hold two for as long as it lives).  free: ends every
+ * slot of e and clears them. */
 kc__cuda_tune *kc__cuda_tune_slot(kc__cuda_entry *e, kc_index n);
 int kc__cuda_tune_next(const kc__cuda_tune *t);
 int kc__cuda_tune_pick(const kc__cuda_tune *t);
 int kc__cuda_tune_record(kc__cuda_tune *t, int c, float ms, kc_index n);
+void kc__cuda_tune_end(const kc__cu_api *cu, kc__cuda_tune *t, int c);
 void kc__cuda_tune_free(const kc__cu_api *cu, kc__cuda_entry *e);
 
 /* launch.c: the launch slot. */

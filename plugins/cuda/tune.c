@@ -8,7 +8,8 @@
  * measures: the first launches of a large range time each candidate grid
  * (plugin.h, kc__cuda_tune), and the fastest is kept for that entry and
  * size.  Every candidate runs each index once, so the trials change only
- * the time.  This file holds the bookkeeping; launch.c records the events.
+ * the time.  This file holds the bookkeeping and ends a slot's events;
+ * launch.c creates, records and reads them.
  */
 #include <config.h>
 
@@ -109,12 +110,19 @@ int kc__cuda_tune_record(kc__cuda_tune *t, int c, float ms, kc_index n) {
   return 1;
 }
 
+void kc__cuda_tune_end(const kc__cu_api *cu, kc__cuda_tune *t, int c) {
+  t->choice = c;
+  t->pending = -1;
+  for (int k = 0; k < 2; k++) {
+    if (t->ev[k] && cu)
+      cu->cuEventDestroy(t->ev[k]);
+    t->ev[k] = NULL;
+  }
+}
+
 void kc__cuda_tune_free(const kc__cu_api *cu, kc__cuda_entry *e) {
   for (int i = 0; i < KC__CUDA_TUNE_SLOTS; i++) {
-    kc__cuda_tune *t = &e->tune[i];
-    for (int k = 0; k < 2; k++)
-      if (t->ev[k] && cu)
-        cu->cuEventDestroy(t->ev[k]);
-    memset(t, 0, sizeof *t);
+    kc__cuda_tune_end(cu, &e->tune[i], -1);
+    memset(&e->tune[i], 0, sizeof e->tune[i]);
   }
 }
