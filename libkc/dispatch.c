@@ -126,6 +126,7 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                        "%s: kernel '%s' has rank %d but the policy has rank "
                        "%d",
                        fn, ki->name, ki->rank, p->rank);
+    int empty = 0, over = 0, over_d = 0;
     for (int d = 0; d < p->rank; d++) {
       if (p->end[d] < p->begin[d])
         return kc__error(KC_ERANGE,
@@ -139,14 +140,27 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                          "'%s')",
                          fn, (long long)p->tile[d], d, ki->name);
       kc_index ext;
-      if (__builtin_sub_overflow(p->end[d], p->begin[d], &ext) ||
-          __builtin_mul_overflow(span, ext, &span))
+      if (__builtin_sub_overflow(p->end[d], p->begin[d], &ext))
         return kc__error(KC_ERANGE,
-                         "%s: the box has more than INT64_MAX points "
-                         "(dimension %d is [%lld, %lld); kernel '%s')",
+                         "%s: dimension %d, [%lld, %lld), has more than "
+                         "INT64_MAX indices (kernel '%s')",
                          fn, d, (long long)p->begin[d], (long long)p->end[d],
                          ki->name);
+      /* An empty dimension empties the box: the product of the others may
+       * overflow and does not count. */
+      if (ext == 0)
+        empty = 1;
+      else if (!over && __builtin_mul_overflow(span, ext, &span)) {
+        over = 1;
+        over_d = d;
+      }
     }
+    if (over && !empty)
+      return kc__error(KC_ERANGE,
+                       "%s: the box has more than INT64_MAX points "
+                       "(dimension %d is [%lld, %lld); kernel '%s')",
+                       fn, over_d, (long long)p->begin[over_d],
+                       (long long)p->end[over_d], ki->name);
     if (p->iterate != KC_ITERATE_RIGHT && p->iterate != KC_ITERATE_LEFT)
       return kc__error(KC_EINVAL,
                        "%s: %d is not an iteration order (kernel '%s'); use "

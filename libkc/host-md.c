@@ -28,6 +28,7 @@ int kc__host_md_setup(const kc_launch *l, kc__host_md *m, kc_index *base,
     if (p->tile[d] > 0)
       m->merge = 0;
   kc_index n = 1;
+  int empty = 0, over = 0;
   for (int d = 0; d < r; d++) {
     kc_index ext;
     if (__builtin_sub_overflow(p->end[d], p->begin[d], &ext))
@@ -47,12 +48,19 @@ int kc__host_md_setup(const kc_launch *l, kc__host_md *m, kc_index *base,
     m->end[d] = p->end[d];
     m->tile[d] = t;
     m->ntile[d] = ext / t + (ext % t != 0);
-    if (__builtin_mul_overflow(n, m->ntile[d], &n))
-      return kc__error(KC_ERANGE,
-                       "kernel '%s': the MD range has more tiles than "
-                       "kc_index holds; use larger tiles",
-                       l->kernel->name);
+    /* An empty dimension empties the box, whatever came before it. */
+    if (m->ntile[d] == 0)
+      empty = 1;
+    else if (!over && __builtin_mul_overflow(n, m->ntile[d], &n))
+      over = 1;
   }
+  if (empty)
+    n = 0;
+  else if (over)
+    return kc__error(KC_ERANGE,
+                     "kernel '%s': the MD range has more tiles than "
+                     "kc_index holds; use larger tiles",
+                     l->kernel->name);
   *base = 0;
   *nunits = n;
   return 0;

@@ -142,11 +142,15 @@ const char *kc_space_name(kc_space space) {
   }
 }
 
-/* An integer environment variable; `def` when unset, -1 when malformed. */
+/* An integer environment variable; `def` when unset, -1 when malformed:
+ * decimal digits only (strtol would also take leading blanks and a sign,
+ * which the launcher's own parsing of KC_DEVICE refuses). */
 static int env_int(const char *var, int def) {
   const char *v = getenv(var);
   if (!v || !*v)
     return def;
+  if (*v < '0' || *v > '9')
+    return -1;
   char *end;
   long x = strtol(v, &end, 10);
   if (*end || x < 0 || x > 1000000)

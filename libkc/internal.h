@@ -225,6 +225,12 @@ typedef int (*kc__backend_start_fn)(const kc__backend_pick *pick, void *arg);
  * failure. */
 int kc__loader_start(kc__backend_start_fn start, void *arg) KC__HIDDEN;
 
+/* 0 if `path` is a regular file whose ELF layout the dynamic loader can map
+ * (loader-elf.c: not a FIFO or device, not truncated, this machine's kind
+ * of ELF shared object); else KC_EPLUGIN with a detail "cannot load PATH:
+ * ...".  Checked before every dlopen() of a path kc was given. */
+int kc__check_library(const char *path) KC__HIDDEN;
+
 /* The elements of KC_BACKEND: split at ',', blanks (space, tab) trimmed,
  * empty elements dropped.  Any length and any number of elements.  Returns
  * the count with *out an array of that many strings (free with

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -169,11 +170,26 @@ static int check_header(const ehdr_t *eh, uint64_t size, char *why,
   return 0;
 }
 
+/* This machine's page size (a power of two; 4096 if sysconf cannot say). */
+static uint64_t page_size(void) {
+  long p = sysconf(_SC_PAGESIZE);
+  return p > 0 && (p & (p - 1)) == 0 ? (uint64_t)p : 4096u;
+}
+
 /* The loadable segments and the dynamic segment, one program header at a
  * time (e_phnum is at most 65534). */
 static int check_segments(const ehdr_t *eh, kc__elf_read_fn rd, void *ctx,
                           uint64_t size, char *why, size_t cap) {
   int nload = 0;
+  /* The page the last loadable segment's memory ends in (rounded up): the
+   * dynamic loader reserves the span from the first segment's start to the
+   * last one's end and maps each segment at a fixed address in it, so a
+   * segment that starts below the end of the one before, or whose memory
+   * reaches past the next one's start, is mapped over whatever lies there
+   * (other libraries: the process dies in code that is not the plugin's). */
+  const uint64_t page = page_size();
+  uint64_t prev_end = 0;
+  unsigned prev = 0;
   phdr_t dyn;
   int have_dyn = 0;
   memset(&dyn, 0, sizeof dyn);
@@ -206,6 +222,29 @@ static int check_segments(const ehdr_t *eh, kc__elf_read_fn rd, void *ctx,
                (unsigned long long)ph.p_memsz);
       return -1;
     }
+    uint64_t end;
+    if (__builtin_add_overflow(ph.p_vaddr, ph.p_memsz, &end) ||
+        __builtin_add_overflow(end, page - 1, &end)) {
+      snprintf(why, cap,
+               "a corrupt ELF file: loadable segment %u (%llu bytes at "
+               "address 0x%llx) wraps around the address space",
+               i, (unsigned long long)ph.p_memsz,
+               (unsigned long long)ph.p_vaddr);
+      return -1;
+    }
+    end &= ~(page - 1);
+    if (nload > 1 && (ph.p_vaddr & ~(page - 1)) < prev_end) {
+      snprintf(why, cap,
+               "a corrupt ELF file: loadable segment %u (at address 0x%llx) "
+               "starts below the end of segment %u (0x%llx, in pages of "
+               "%llu bytes): segments must be in ascending order and must "
+               "not overlap",
+               i, (unsigned long long)ph.p_vaddr, prev,
+               (unsigned long long)prev_end, (unsigned long long)page);
+      return -1;
+    }
+    prev_end = end;
+    prev = i;
   }
   if (nload == 0) {
     snprintf(why, cap, "not a loadable ELF file: it has no loadable segment");

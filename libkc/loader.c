@@ -425,8 +425,10 @@ static int refuse_link(const char *path, int err) {
 
 /* Before dlopen(): the file is a regular file whose ELF layout the dynamic
  * loader can map without faulting (loader-elf.c).  Opened without blocking,
- * so that a FIFO named like a plugin is refused instead of waited on. */
-static int check_layout(const char *path) {
+ * so that a FIFO named like a plugin is refused instead of waited on.
+ * Plugins, profiling tools (profiling.c) and, through
+ * kc_backend_check_library, the CUDA driver a user names. */
+int kc__check_library(const char *path) {
   if (strlen(path) >= PATH_MAX)
     return kc__error(KC_EPLUGIN,
                      "cannot load %.200s...: its path is %zu bytes long, "
@@ -455,24 +457,31 @@ static int check_layout(const char *path) {
   return rc;
 }
 
+int kc_backend_check_library(const char *path) {
+  if (!path || !*path)
+    return kc__error(KC_EINVAL, "kc_backend_check_library: the path is %s",
+                     path ? "empty" : "NULL");
+  return kc__check_library(path);
+}
+
 /* The one list of reasons a plugin file is refused.  On success the file
  * stays loaded and its probe found at least one device. */
 static int check_file(const char *path, checked *c) {
   memset(c, 0, sizeof *c);
-  int rc = check_layout(path);
+  int rc = kc__check_library(path);
   if (rc < 0)
     return rc;
+  /* The name before dlopen(): a file that is refused for its name anyway
+   * must not have its constructors run. */
+  char name[NAME_MAX + 1];
+  if (!name_from_file(path, name, sizeof name))
+    return kc__error(KC_EPLUGIN,
+                     "%s: a plugin file must be named libkc-<name>.so", path);
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *why = dlerror();
     return kc__error(KC_EPLUGIN, "cannot load %s: %s", path,
                      why ? why : "unknown dlopen error");
-  }
-  char name[NAME_MAX + 1];
-  if (!name_from_file(path, name, sizeof name)) {
-    dlclose(h);
-    return kc__error(KC_EPLUGIN,
-                     "%s: a plugin file must be named libkc-<name>.so", path);
   }
   char sym[NAME_MAX + 16];
   snprintf(sym, sizeof sym, "kc_backend_%s", name);
@@ -483,11 +492,23 @@ static int check_file(const char *path, checked *c) {
     return kc__error(KC_EPLUGIN, "%s is not a kc plugin: it has no symbol %s",
                      path, sym);
   }
-  /* The symbol's own size, where the dynamic loader knows it: a plugin
+  /* The symbol's own entry, where the dynamic loader knows it: a plugin
    * whose entry symbol is smaller than what it claims (or not an object at
-   * all) would have the core read past it. */
+   * all) would have the core read past it.  The address must lie in the
+   * plugin's own mapping: a symbol whose value points elsewhere (a corrupt
+   * file), or a thread-local one (dlsym gives this thread's copy, which no
+   * object maps), would have the core read whatever is there. */
   const ElfW(Sym) *se = NULL;
   Dl_info sdi;
+  struct link_map *in = NULL, *mine = NULL;
+  if (!dladdr1(ops, &sdi, (void **)&in, RTLD_DL_LINKMAP) || !in ||
+      dlinfo(h, RTLD_DI_LINKMAP, &mine) != 0 || in != mine) {
+    dlclose(h);
+    return kc__error(KC_EPLUGIN,
+                     "%s is corrupt: its %s does not lie in the plugin's "
+                     "own memory",
+                     path, sym);
+  }
   size_t symsize = (size_t)-1;
   if (dladdr1(ops, &sdi, (void **)&se, RTLD_DL_SYMENT) && se && se->st_size > 0)
     symsize = (size_t)se->st_size;
@@ -497,6 +518,14 @@ static int check_file(const char *path, checked *c) {
                      "%s is not a kc plugin: its %s is a function, not a "
                      "kc_backend_ops",
                      path, sym);
+  }
+  if (se && ELF64_ST_TYPE(se->st_info) != STT_OBJECT) {
+    unsigned type = ELF64_ST_TYPE(se->st_info);
+    dlclose(h);
+    return kc__error(KC_EPLUGIN,
+                     "%s is not a kc plugin: its %s is not a data object "
+                     "(ELF symbol type %u)",
+                     path, sym, type);
   }
   if (symsize < offsetof(kc_backend_ops, struct_size) + sizeof(size_t)) {
     dlclose(h);
@@ -638,7 +667,7 @@ static int try_file(const char *path, kc__backend_pick *out) {
               c.ndevices);
   out->ops = c.ops;
   out->ndevices = c.ndevices;
-  /* check_layout() opened it, so it is shorter than PATH_MAX. */
+  /* kc__check_library() opened it, so it is shorter than PATH_MAX. */
   snprintf(out->path, sizeof out->path, "%s", path);
   return 0;
 }
@@ -746,10 +775,13 @@ static int start_auto(const search_path *sp, kc__backend_start_fn start,
     sb_addf(&why, "%s: %s; ", auto_order[i], kc_last_error());
   }
   rc = try_start(sp, NULL, start, arg);
-  if (rc < 0 && why.len)
-    kc__error(rc,
-              "no backend could be used (KC_BACKEND is unset): %sserial: %s",
-              sb_str(&why), kc_last_error());
+  if (rc < 0 && why.len) {
+    /* Serial's reason joins the list first: kc__error writes the detail
+     * kc_last_error() points at. */
+    sb_addf(&why, "serial: %s", kc_last_error());
+    kc__error(rc, "no backend could be used (KC_BACKEND is unset): %s",
+              sb_str(&why));
+  }
   free(why.s);
   return rc;
 }

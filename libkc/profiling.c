@@ -308,6 +308,16 @@ static int tool_load(struct tool *t, const char *path, const char *var) {
     kc__verbose("tools: '%s' is %s", path, named);
     path = named;
   }
+  /* A path (not a name dlopen() looks up) is checked as a plugin is: a
+   * FIFO would block dlopen() for ever, a truncated file kill the process
+   * with SIGBUS.  The reason goes to stderr; kc_init goes on without it. */
+  if (strchr(path, '/') && kc__check_library(path) < 0) {
+    fprintf(stderr, "kc: cannot load tool library (from %s): %s\n", var,
+            kc_last_error());
+    kc__error(0, "%s", "");
+    free(named);
+    return -1;
+  }
   dlerror();
   /* RTLD_GLOBAL as Kokkos does: connector tools load further tools that
    * resolve symbols against them. */

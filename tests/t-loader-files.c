@@ -10,6 +10,10 @@
  * nothing may crash (a truncated file used to kill the process with SIGBUS
  * inside dlopen) or block (a FIFO).
  *
+ * Then the other libraries kc loads from a path it is given (profiling
+ * tools, KC_CUDA_DRIVER), as a FIFO and cut short, and a file refused for
+ * its name, which must not be loaded at all (its constructors would run).
+ *
  * Then settings of any length: a KC_BACKEND longer than 4 KiB or with more
  * than 64 elements, more than 64 plugin directories, and a path of PATH_MAX
  * bytes, which must be refused rather than cut to a different file.
@@ -143,6 +147,64 @@ static void p_endian(ElfW(Ehdr) * e) {
 static void p_exec(ElfW(Ehdr) * e) { e->e_type = ET_EXEC; }
 static void p_machine(ElfW(Ehdr) * e) {
   e->e_machine = e->e_machine == EM_AARCH64 ? EM_X86_64 : EM_AARCH64;
+}
+
+/* A copy of the good plugin with its program headers changed by `patch`
+ * (given every loadable segment's header, in file order, and their count);
+ * 0 when `patch` changed something. */
+static int patched_segments(hostile *h, int (*patch)(ElfW(Phdr) *, int)) {
+  char src[PATH_MAX];
+  good_plugin(src, sizeof src);
+  if (copy_file(src, h->path, (size_t)-1) != 0)
+    return -1;
+  int fd = open(h->path, O_RDWR);
+  ElfW(Ehdr) eh;
+  ElfW(Phdr) ph[64], *load[64];
+  int rc = fd >= 0 && pread(fd, &eh, sizeof eh, 0) == sizeof eh &&
+                   eh.e_phnum <= 64 &&
+                   pread(fd, ph, eh.e_phnum * sizeof *ph, (off_t)eh.e_phoff) ==
+                       (ssize_t)(eh.e_phnum * sizeof *ph)
+               ? 0
+               : -1;
+  int n = 0;
+  for (int i = 0; rc == 0 && i < eh.e_phnum; i++)
+    if (ph[i].p_type == PT_LOAD)
+      load[n++] = &ph[i];
+  /* patch() sees copies: the array is written back whole. */
+  ElfW(Phdr) seg[64];
+  for (int i = 0; i < n; i++)
+    seg[i] = *load[i];
+  if (rc == 0 && (rc = patch(seg, n)) == 0) {
+    for (int i = 0; i < n; i++)
+      *load[i] = seg[i];
+    rc = pwrite(fd, ph, eh.e_phnum * sizeof *ph, (off_t)eh.e_phoff) ==
+                 (ssize_t)(eh.e_phnum * sizeof *ph)
+             ? 0
+             : -1;
+  }
+  if (fd >= 0)
+    close(fd);
+  if (rc != 0)
+    KC_INFO("%s: skipped: the plugin's segments cannot be patched", h->name);
+  return rc;
+}
+
+/* The segment before the last one reaches 16 MiB further in memory, over
+ * the last one and past it (the dynamic loader then mapped zero pages over
+ * other libraries and the process died). */
+static int s_overlap(ElfW(Phdr) * seg, int n) {
+  if (n < 2)
+    return -1;
+  seg[n - 2].p_memsz += (ElfW(Xword))16 << 20;
+  return 0;
+}
+
+/* The last segment moved to the first one's address. */
+static int s_order(ElfW(Phdr) * seg, int n) {
+  if (n < 2)
+    return -1;
+  seg[n - 1].p_vaddr = seg[0].p_vaddr;
+  return 0;
 }
 
 /* ---------------------------------------------------------- the modes */
@@ -332,6 +394,18 @@ static void file_cases(void) {
   if (patched_copy(&h, p_phnum_big) == 0)
     run_modes(&h);
 
+  h.name = "loadable segments that overlap in memory";
+  case_dir(&h, "overlap");
+  h.reason = "must be in ascending order and must not overlap";
+  if (patched_segments(&h, s_overlap) == 0)
+    run_modes(&h);
+
+  h.name = "loadable segments out of order";
+  case_dir(&h, "order");
+  h.reason = "must be in ascending order and must not overlap";
+  if (patched_segments(&h, s_order) == 0)
+    run_modes(&h);
+
   h.name = "a 32-bit ELF file";
   case_dir(&h, "class32");
   h.reason = "it is a 32-bit ELF file, but this process is 64-bit";
@@ -384,6 +458,13 @@ static void file_cases(void) {
   snprintf(h.path, sizeof h.path, "%s/libkc-threads.so", h.dir);
   h.reason = "is not a kc plugin: its kc_backend_threads is a function, not "
              "a kc_backend_ops";
+  run_modes(&h);
+
+  h.name = "a thread-local entry symbol";
+  snprintf(h.dir, sizeof h.dir, "%s/tests/testplugins/tlssym/.libs", top);
+  snprintf(h.path, sizeof h.path, "%s/libkc-threads.so", h.dir);
+  h.reason = "is corrupt: its kc_backend_threads does not lie in the "
+             "plugin's own memory";
   run_modes(&h);
 
   h.name = "an unreadable file (mode 000)";
@@ -445,6 +526,115 @@ static void file_cases(void) {
   h.reason = "it is a symbolic link loop";
   if (symlink("libkc-threads.so", h.path) == 0)
     run_modes(&h);
+}
+
+/* ------------------------------------------ libraries besides plugins */
+
+/* A library kc is told to load (a tool, the CUDA driver) that is a FIFO or
+ * a truncated file: dlopen() blocked on the FIFO for ever and died of
+ * SIGBUS on the truncated file, inside kc_init. */
+typedef struct other_lib {
+  const char *var;    /* the variable that names it */
+  const char *path;   /* the file */
+  const char *reason; /* what the refusal must say */
+} other_lib;
+
+/* A tool that cannot be loaded is reported on stderr and kc_init goes on
+ * (doc/profiling.md). */
+static int tool_refused(void *arg) {
+  const other_lib *o = arg;
+  int before = kc_test_failures();
+  char err[PATH_MAX + 64];
+  snprintf(err, sizeof err, "%s/stderr-%d", work, (int)getpid());
+  stderr_to(err);
+  set_env("serial", NULL);
+  setenv(o->var, o->path, 1);
+  if (KC_CHECK_OK(kc_init()) == 0) {
+    KC_CHECK_EQ_STR(kc_last_error(), "");
+    KC_CHECK_OK(kc_finalize());
+  }
+  const char *out = slurp(err);
+  KC_CHECK_CONTAINS(out, "kc: cannot load tool library");
+  KC_CHECK_CONTAINS(out, o->reason);
+  unlink(err);
+  return kc_test_failures() > before;
+}
+
+/* KC_CUDA_DRIVER names a stand-in for libcuda: the cuda backend has no
+ * device then, with the reason. */
+static int driver_refused(void *arg) {
+  const other_lib *o = arg;
+  int before = kc_test_failures();
+  char cuda[PATH_MAX + 64];
+  snprintf(cuda, sizeof cuda, "%s/plugins/cuda/.libs/libkc-cuda.so", top);
+  set_env(cuda, NULL);
+  setenv(o->var, o->path, 1);
+  int rc = kc_init();
+  KC_CHECK_EQ_INT(rc, KC_ENODEV);
+  if (rc == 0)
+    kc_finalize();
+  KC_CHECK_CONTAINS(kc_last_error(), o->reason);
+  return kc_test_failures() > before;
+}
+
+/* A file refused for its name (not libkc-<name>.so) is never loaded: its
+ * constructors do not run.  The marker library writes KC_TEST_MARKER when
+ * it is loaded. */
+static int misnamed_not_loaded(void *arg) {
+  const char *file = arg;
+  int before = kc_test_failures();
+  char marker[PATH_MAX + 64];
+  snprintf(marker, sizeof marker, "%s/marker-%d", work, (int)getpid());
+  setenv("KC_TEST_MARKER", marker, 1);
+  set_env(file, NULL);
+  KC_CHECK_EQ_INT(kc_init(), KC_EPLUGIN);
+  KC_CHECK_CONTAINS(kc_last_error(), "must be named libkc-<name>.so");
+  KC_CHECK(access(marker, F_OK) != 0);
+  unsetenv("KC_TEST_MARKER");
+  return kc_test_failures() > before;
+}
+
+static void other_lib_cases(void) {
+  KC_INFO("--- libraries besides plugins");
+  char good[PATH_MAX], fifo[PATH_MAX + 32], cut[PATH_MAX + 32];
+  good_plugin(good, sizeof good);
+  snprintf(fifo, sizeof fifo, "%s/libkc-fifo-tool.so", work);
+  snprintf(cut, sizeof cut, "%s/libkc-cut-tool.so", work);
+  if (mkfifo(fifo, 0644) != 0)
+    KC_FAIL("mkfifo %s: %s", fifo, strerror(errno));
+  if (copy_file(good, cut, 4096) != 0)
+    KC_FAIL("cannot copy %s", good);
+  static const char *const vars[] = {"KC_TOOLS_LIBS", "KOKKOS_TOOLS_LIBS"};
+  for (int v = 0; v < 2; v++) {
+    other_lib f = {vars[v], fifo, "it is a FIFO, not a file"};
+    other_lib c = {vars[v], cut, "it is truncated: its loadable segment"};
+    kc_isolate(v ? "KOKKOS_TOOLS_LIBS=<a FIFO>" : "KC_TOOLS_LIBS=<a FIFO>",
+               tool_refused, &f, CASE_TIMEOUT);
+    kc_isolate(v ? "KOKKOS_TOOLS_LIBS=<truncated>"
+                 : "KC_TOOLS_LIBS=<truncated>",
+               tool_refused, &c, CASE_TIMEOUT);
+    unsetenv(vars[v]);
+  }
+  char cuda[PATH_MAX + 64];
+  snprintf(cuda, sizeof cuda, "%s/plugins/cuda/.libs/libkc-cuda.so", top);
+  if (access(cuda, R_OK) == 0) {
+    other_lib f = {"KC_CUDA_DRIVER", fifo, "it is a FIFO, not a file"};
+    other_lib c = {"KC_CUDA_DRIVER", cut,
+                   "it is truncated: its loadable segment"};
+    kc_isolate("KC_CUDA_DRIVER=<a FIFO>", driver_refused, &f, CASE_TIMEOUT);
+    kc_isolate("KC_CUDA_DRIVER=<truncated>", driver_refused, &c, CASE_TIMEOUT);
+  } else {
+    KC_INFO("KC_CUDA_DRIVER cases skipped: no cuda plugin built (%s)", cuda);
+  }
+  char marker_lib[PATH_MAX + 64], misnamed[PATH_MAX + 32];
+  snprintf(marker_lib, sizeof marker_lib,
+           "%s/tests/testplugins/marker/.libs/libkc-threads.so", top);
+  snprintf(misnamed, sizeof misnamed, "%s/not-a-kc-plugin.so", work);
+  if (copy_file(marker_lib, misnamed, (size_t)-1) == 0)
+    kc_isolate("a misnamed file is not loaded", misnamed_not_loaded, misnamed,
+               CASE_TIMEOUT);
+  else
+    KC_FAIL("cannot copy %s", marker_lib);
 }
 
 /* A link that leads nowhere is not an available backend. */
@@ -568,6 +758,7 @@ int main(void) {
   unsetenv("KOKKOS_TOOLS_LIBS");
 
   file_cases();
+  other_lib_cases();
   KC_ISOLATE(broken_links_not_available, NULL, CASE_TIMEOUT);
   int n64 = 64, n700 = 700;
   KC_INFO("--- settings of any length");

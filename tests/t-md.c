@@ -281,6 +281,24 @@ static void error_cases(void) {
   kc_policy pt = kc_mdrange(3, b, e, neg_tile);
   KC_CHECK_ERR(kc_parallel_for("md", KC_TEST_KERNEL(kt_md3), &pt, &f, sizeof f),
                KC_EINVAL);
+  /* A box whose empty dimension comes after two whose product overflows
+   * kc_index is empty, not too large: it runs nothing (it was KC_ERANGE
+   * where the same box with the empty dimension first ran). */
+  static const kc_index hb[] = {0, 0, 0}, he_last[] = {1LL << 40, 1LL << 40, 0},
+                        he_first[] = {0, 1LL << 40, 1LL << 40},
+                        he_full[] = {1LL << 40, 1LL << 40, 1};
+  kc_policy ph = kc_mdrange(3, hb, he_last, NULL);
+  KC_CHECK_OK(kc_parallel_for("md", KC_TEST_KERNEL(kt_md3), &ph, &f, sizeof f));
+  double hsum = -1;
+  KC_CHECK_OK(kc_parallel_reduce("md", KC_TEST_KERNEL(kt_mdsum3), &ph, &f,
+                                 sizeof f, &hsum));
+  KC_CHECK_EQ_DBL(hsum, 0.0, 0.0);
+  ph = kc_mdrange(3, hb, he_first, NULL);
+  KC_CHECK_OK(kc_parallel_for("md", KC_TEST_KERNEL(kt_md3), &ph, &f, sizeof f));
+  ph = kc_mdrange(3, hb, he_full, NULL);
+  KC_CHECK_ERR(kc_parallel_for("md", KC_TEST_KERNEL(kt_md3), &ph, &f, sizeof f),
+               KC_ERANGE);
+  KC_CHECK_CONTAINS(kc_last_error(), "more than INT64_MAX points");
   kc_policy r = kc_range(0, 10);
   KC_CHECK_ERR(kc_parallel_for("md", KC_TEST_KERNEL(kt_md3), &r, &f, sizeof f),
                KC_EINVAL);

@@ -5,12 +5,15 @@
  * starts fresh with it; the child checks that a host backend uses exactly
  * that many threads and that reductions, scans and fors over every
  * schedule still give the exact answers.  A bad KC_NUM_THREADS is refused
- * by kc_init with its reason. */
+ * by kc_init with its reason, and so is a count of threads the process
+ * cannot start (the OpenMP runtime used to end the process then). */
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <kc/kernel.h>
 
+#include "kc-isolate.h"
 #include "kc-test.h"
 #include "kernels/functors.h"
 
@@ -126,9 +129,63 @@ static int in_child(int n) {
   return WEXITSTATUS(st);
 }
 
+/* More threads than the process can start: its address space limited to
+ * 1.5 GB, 3000 threads need more stacks than that.  kc_init must fail with
+ * KC_ENOMEM on the host backends (the threads backend's pool, the openmp
+ * backend's check before libgomp, which exits the process when it cannot
+ * start a thread), or succeed where the count means nothing (serial, a
+ * device); the process must live to say so. */
+static int cannot_start(void *arg) {
+  (void)arg;
+  int before = kc_test_failures();
+  struct rlimit lim = {(rlim_t)1536 << 20, (rlim_t)1536 << 20};
+  if (setrlimit(RLIMIT_AS, &lim) != 0) {
+    KC_INFO("skipped: setrlimit(RLIMIT_AS): %s", strerror(errno));
+    return KC_TEST_SKIP;
+  }
+  setenv("KC_NUM_THREADS", "3000", 1);
+  int rc = kc_init();
+  if (rc == 0) {
+    const char *b = kc_backend_name();
+    KC_CHECK(strcmp(b, "threads") != 0 && strcmp(b, "openmp") != 0);
+    KC_CHECK_OK(kc_finalize());
+  } else if (rc != KC_ENODEV) {
+    KC_CHECK_EQ_INT(rc, KC_ENOMEM);
+    KC_CHECK_CONTAINS(kc_last_error(), "3000");
+  }
+  return kc_test_failures() > before;
+}
+
+/* A count far past any machine: the openmp backend refuses it by number
+ * (libgomp set a team of 100000 up on the launching thread's stack and
+ * overflowed it). */
+static int far_too_many(void *arg) {
+  (void)arg;
+  int before = kc_test_failures();
+  setenv("KC_NUM_THREADS", "100000", 1);
+  int rc = kc_init();
+  KC_CHECK_EQ_INT(rc, KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "100000 threads is more than the 4096");
+  if (rc == 0)
+    kc_finalize();
+  return kc_test_failures() > before;
+}
+
 int main(void) {
   static const int counts[] = {1, 2, 3, 5, 8, 17};
   setvbuf(stdout, NULL, _IOLBF, 0);
+  /* First, while no backend ran here: a child of a process whose OpenMP
+   * runtime started cannot use the openmp backend. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  KC_INFO("3000 threads in 1.5 GB: not run under a sanitizer, which maps "
+          "more than that itself");
+#else
+  kc_isolate("3000 threads in 1.5 GB of address space", cannot_start, NULL,
+             120);
+#endif
+  const char *want = kc_test_backend();
+  if (want && strcmp(want, "openmp") == 0)
+    KC_ISOLATE(far_too_many, NULL, 60);
   for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
     int rc = in_child(counts[k]);
     if (rc == KC_TEST_SKIP)
@@ -140,7 +197,7 @@ int main(void) {
   }
 
   /* Values that are not a thread count: kc_init says so. */
-  static const char *const bad[] = {"x", "-3", "4abc", ""};
+  static const char *const bad[] = {"x", "-3", "4abc", "", " 3", "+3", "3 "};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     setenv("KC_NUM_THREADS", bad[k], 1);
     int rc = kc_init();

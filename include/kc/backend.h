@@ -427,6 +427,21 @@ KC_API void kc_backend_verbose(const char *fmt, ...)
 #endif
     ;
 
+/* 0 if `path` names a regular file whose ELF layout this process's dynamic
+ * loader can map: what the core checks before it dlopen()s a plugin (not a
+ * FIFO, which dlopen() would wait on, nor a device; not truncated, whose
+ * pages would kill the process with SIGBUS; an ELF shared object of this
+ * machine's class, byte order and architecture, its loadable segments
+ * inside the file, in order and not overlapping).  Else KC_EPLUGIN (or
+ * KC_EINVAL for a NULL or empty path) with the reason as the detail,
+ * "cannot load PATH: ...".  Call it before dlopen() of a path the user
+ * gave (the CUDA plugin does for KC_CUDA_DRIVER); a bare file name that
+ * dlopen() looks up is not a path.  Relocations and symbols are still
+ * dlopen()'s to refuse.  Callable before kc_init; thread safe.  New with
+ * the KC_0.2 symbols: a plugin that calls it does not load into an older
+ * libkc (dlopen() names the missing symbol). */
+KC_API int kc_backend_check_library(const char *path);
+
 /* Marks the calling thread as running kernel code (or leaves that state):
  * while marked, kc.h calls that could block return KC_EINVAL instead (see
  * "Kernel code" above).  Nestable: each enter needs one leave.  Cheap (a

@@ -98,6 +98,14 @@ static void load(void) {
                        "capabilities)");
   if (!file || !*file)
     file = "libcuda.so.1";
+  /* A path is checked as the core checks a plugin (a FIFO would block
+   * dlopen() for ever, a truncated file kill the process with SIGBUS). */
+  if (strchr(file, '/') && kc_backend_check_library(file) < 0) {
+    snprintf(api_why, sizeof api_why, "no CUDA driver (KC_CUDA_DRIVER: %s)",
+             kc_last_error());
+    api_status = KC_ENODEV;
+    return;
+  }
   void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *e = dlerror();

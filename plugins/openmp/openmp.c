@@ -10,12 +10,14 @@
 #include "config.h"
 #endif
 
+#include <errno.h>
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include <kc/backend.h>
@@ -234,6 +236,42 @@ static int openmp_probe(int *ndevices) {
   return 0;
 }
 
+/* The most threads this plugin asks the runtime for.  libgomp ends the
+ * process (exit 1, "Thread creation failed") when it cannot start a thread
+ * of a team, and sets a team up on the launching thread's stack (100000
+ * threads overflowed an 8 MB stack), so a count far past what the machine
+ * runs is refused here instead. */
+#define OPENMP_MAX_THREADS 4096
+
+static void *preflight_thread(void *arg) {
+  pthread_mutex_lock(arg);
+  pthread_mutex_unlock(arg);
+  return NULL;
+}
+
+/* Oversubscribed counts only: can this process run n - 1 more threads at
+ * once (a process or cgroup limit on threads, memory for their stacks)?
+ * Each is started and blocks on a mutex the caller holds until all are
+ * started (or one could not be), then all are joined.  0, or the errno of
+ * the first that could not start. */
+static int preflight(int n) {
+  pthread_t *t = malloc(sizeof *t * (size_t)n);
+  if (!t)
+    return ENOMEM;
+  pthread_mutex_t hold = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&hold);
+  int started = 0, rc = 0;
+  for (; started < n - 1; started++)
+    if ((rc = pthread_create(&t[started], NULL, preflight_thread, &hold)) != 0)
+      break;
+  pthread_mutex_unlock(&hold);
+  for (int i = 0; i < started; i++)
+    pthread_join(t[i], NULL);
+  pthread_mutex_destroy(&hold);
+  free(t);
+  return rc;
+}
+
 static int openmp_init(void *state, const kc_backend_config *cfg) {
   openmp_state *st = state;
   if (cfg->num_threads < 0)
@@ -241,11 +279,26 @@ static int openmp_init(void *state, const kc_backend_config *cfg) {
                             "openmp backend: thread count %d is "
                             "negative",
                             cfg->num_threads);
+  if (cfg->num_threads > OPENMP_MAX_THREADS)
+    return kc_backend_error(KC_EINVAL,
+                            "openmp backend: %d threads is more than the "
+                            "%d it takes (the OpenMP runtime ends the "
+                            "process when it cannot start a thread)",
+                            cfg->num_threads, OPENMP_MAX_THREADS);
   /* Without this the runtime may hand out fewer threads than asked for. */
   omp_set_dynamic(0);
   st->nthreads = cfg->num_threads > 0 ? cfg->num_threads : default_threads();
   if (st->nthreads < 1)
     st->nthreads = 1;
+  if (st->nthreads > kc_host_cpu_count() && !omp_in_parallel()) {
+    int err = preflight(st->nthreads);
+    if (err != 0)
+      return kc_backend_error(KC_ENOMEM,
+                              "openmp backend: this process cannot start %d "
+                              "threads (%s); the OpenMP runtime would end "
+                              "the process",
+                              st->nthreads, strerror(err));
+  }
   atomic_init(&st->busy, 0);
   const char *wait = getenv("OMP_WAIT_POLICY");
   st->scan_region = st->nthreads > 1 && st->nthreads <= kc_host_cpu_count() &&

@@ -1,7 +1,8 @@
 /* Fuzz target: the loader's ELF layout check (libkc/loader-elf.c) on a
  * whole file held in memory.  Besides not crashing, the check must keep
  * its promise: a file it accepts has its program headers and every
- * loadable segment inside the file, re-checked here independently; a
+ * loadable segment inside the file, and its loadable segments in
+ * ascending order without overlap, re-checked here independently; a
  * refusal always comes with a reason. */
 #include <config.h>
 
@@ -34,12 +35,25 @@ static void check_accepted(const mem *m) {
   uint64_t phbytes = (uint64_t)eh.e_phnum * sizeof(ElfW(Phdr));
   if (eh.e_phoff > m->size || phbytes > m->size - eh.e_phoff)
     abort();
+  /* Loadable segments: inside the file, and in memory in ascending order
+   * without overlapping (the end of one, in whole pages, at most the start
+   * of the next; pages of 4 KB at least). */
+  uint64_t prev_end = 0;
+  int any = 0;
   for (unsigned i = 0; i < eh.e_phnum; i++) {
     ElfW(Phdr) ph;
     memcpy(&ph, m->data + eh.e_phoff + i * sizeof ph, sizeof ph);
-    if (ph.p_type == PT_LOAD &&
-        (ph.p_offset > m->size || ph.p_filesz > m->size - ph.p_offset))
+    if (ph.p_type != PT_LOAD)
+      continue;
+    if (ph.p_offset > m->size || ph.p_filesz > m->size - ph.p_offset)
       abort();
+    if (ph.p_vaddr > UINT64_MAX - 4095 ||
+        ph.p_memsz > UINT64_MAX - 4095 - ph.p_vaddr)
+      abort();
+    if (any && ph.p_vaddr / 4096 * 4096 < prev_end)
+      abort();
+    prev_end = (ph.p_vaddr + ph.p_memsz + 4095) / 4096 * 4096;
+    any = 1;
   }
 }
 
