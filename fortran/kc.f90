@@ -450,6 +450,11 @@ module kc
       import :: c_int, c_ptr
       type(c_ptr), value :: m
     end function
+    integer(c_int) function c_kc_mirror_clear_sync_state(m) &
+        bind(C, name="kc_mirror_clear_sync_state")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: m
+    end function
     integer(c_int) function c_kc_mirror_need_sync_target(m) &
         bind(C, name="kc_mirror_need_sync_target")
       import :: c_int, c_ptr
@@ -594,7 +599,7 @@ module kc
   public :: kc_mirror_target, kc_mirror_size, kc_mirror_modify_host
   public :: kc_mirror_modify_target, kc_mirror_sync_host
   public :: kc_mirror_sync_target, kc_mirror_need_sync_host
-  public :: kc_mirror_need_sync_target
+  public :: kc_mirror_need_sync_target, kc_mirror_clear_sync_state
   public :: kc_reducer_value_size
   public :: kc_range, kc_range_schedule, kc_mdrange, kc_team_policy
   public :: kc_policy_set_scratch, kc_policy_set_iterate
@@ -999,6 +1004,15 @@ contains
     integer, intent(out), optional :: stat
     call check(c_kc_mirror_sync_target(m%ptr), 'kc_mirror_sync_target', stat)
   end subroutine kc_mirror_sync_target
+
+  !> Forgets both modified marks (after both sides were marked by mistake;
+  !> then mark the side to keep and sync).
+  subroutine kc_mirror_clear_sync_state(m, stat)
+    type(kc_mirror), intent(in) :: m
+    integer, intent(out), optional :: stat
+    call check(c_kc_mirror_clear_sync_state(m%ptr), &
+               'kc_mirror_clear_sync_state', stat)
+  end subroutine kc_mirror_clear_sync_state
 
   logical function kc_mirror_need_sync_host(m)
     type(kc_mirror), intent(in) :: m

@@ -187,6 +187,7 @@ static int malloc_args(const char *fn, void **out, kc_space space) {
 }
 
 int kc_malloc(void **out, size_t bytes, kc_space space, const char *label) {
+  KC__CHECK_INIT("kc_malloc");
   int rc = malloc_args("kc_malloc", out, space);
   if (rc < 0)
     return rc;
@@ -423,6 +424,7 @@ static int copy_entered(const char *fn, void *bq, void *dst, const void *src,
 
 static int copy(const char *fn, void *bq, void *dst, const void *src,
                 size_t bytes, int async) {
+  KC__CHECK_INIT(fn);
   if (bytes == 0)
     return 0;
   if (!dst || !src)
@@ -445,6 +447,7 @@ int kc_memcpy_async(void *dst, const void *src, size_t bytes) {
 }
 
 int kc__memset(const char *fn, void *bq, void *p, int value, size_t bytes) {
+  KC__CHECK_INIT(fn);
   if (bytes == 0)
     return 0;
   if (!p)

@@ -19,8 +19,18 @@ struct kc_mirror {
   size_t bytes;
   int modified_host;
   int modified_target;
+  unsigned gen; /* kc__rt.gen of the kc_init it was created in */
   char label[96];
 };
+
+/* A mirror created before the last kc_finalize: its two allocations went
+ * with it, and their addresses may belong to new allocations now. */
+static int stale(const char *fn, const kc_mirror *m) {
+  return kc__error(KC_EINVAL,
+                   "%s: mirror '%s' was created before the last "
+                   "kc_finalize, which freed its memory; destroy it",
+                   fn, m->label);
+}
 
 /* Mirror calls enter the runtime themselves, so that a call from inside a
  * kernel is refused before it changes anything, and kc_finalize cannot
@@ -31,6 +41,7 @@ static int create(kc_mirror **out, size_t bytes, const char *label) {
     return kc__error(KC_ENOMEM, "kc_mirror_create: out of memory");
   snprintf(m->label, sizeof m->label, "%s", label ? label : "");
   m->bytes = bytes;
+  m->gen = kc__rt.gen;
   int rc = kc_malloc(&m->host, bytes, KC_SPACE_HOST, label);
   if (rc == 0) {
     if (kc__rt.spaces & (1u << KC_SPACE_DEVICE)) {
@@ -68,13 +79,25 @@ int kc_mirror_destroy(kc_mirror *m) {
   if (!m)
     return 0;
   int rc = kc__enter("kc_mirror_destroy");
-  if (rc < 0)
+  if (rc < 0) {
+    /* After the last kc_finalize (not from inside a kernel, not in a
+     * fork()ed child): its memory went with kc_finalize; the handle is
+     * freed here, or nothing could free it. */
+    if (!kc__self.kernel &&
+        atomic_load_explicit(&kc__rt.up, memory_order_seq_cst) == KC__DOWN) {
+      free(m);
+      kc__error(0, "%s", "");
+      return 0;
+    }
     return rc;
-  rc = kc_free(m->host);
-  if (m->target != m->host) {
-    int rc2 = kc_free(m->target);
-    if (rc == 0)
-      rc = rc2;
+  }
+  if (m->gen == kc__rt.gen) {
+    rc = kc_free(m->host);
+    if (m->target != m->host) {
+      int rc2 = kc_free(m->target);
+      if (rc == 0)
+        rc = rc2;
+    }
   }
   free(m);
   kc__leave();
@@ -91,6 +114,8 @@ int kc_mirror_modify_host(kc_mirror *m) {
     return rc;
   if (!m) {
     rc = kc__error(KC_EINVAL, "kc_mirror_modify_host: mirror is NULL");
+  } else if (m->gen != kc__rt.gen) {
+    rc = stale("kc_mirror_modify_host", m);
   } else {
     m->modified_host = 1;
     if (kc__unlikely(kc__tools_active))
@@ -106,6 +131,8 @@ int kc_mirror_modify_target(kc_mirror *m) {
     return rc;
   if (!m) {
     rc = kc__error(KC_EINVAL, "kc_mirror_modify_target: mirror is NULL");
+  } else if (m->gen != kc__rt.gen) {
+    rc = stale("kc_mirror_modify_target", m);
   } else {
     m->modified_target = 1;
     if (kc__unlikely(kc__tools_active))
@@ -119,7 +146,8 @@ static int both_modified(const char *fn, const kc_mirror *m) {
   return kc__error(KC_EINVAL,
                    "%s: both sides of mirror '%s' were marked modified "
                    "without a sync in between; one side's changes would be "
-                   "lost",
+                   "lost (kc_mirror_clear_sync_state forgets both marks: "
+                   "then mark the side to keep and sync)",
                    fn, m->label);
 }
 
@@ -127,6 +155,8 @@ static int both_modified(const char *fn, const kc_mirror *m) {
 static int sync_entered(const char *fn, kc_mirror *m, int to_host) {
   if (!m)
     return kc__error(KC_EINVAL, "%s: mirror is NULL", fn);
+  if (m->gen != kc__rt.gen)
+    return stale(fn, m);
   if (m->modified_host && m->modified_target)
     return both_modified(fn, m);
   int stale = to_host ? m->modified_target : m->modified_host;
@@ -160,6 +190,20 @@ int kc_mirror_sync_host(kc_mirror *m) {
 
 int kc_mirror_sync_target(kc_mirror *m) {
   return sync_side("kc_mirror_sync_target", m, 0);
+}
+
+int kc_mirror_clear_sync_state(kc_mirror *m) {
+  int rc = kc__enter("kc_mirror_clear_sync_state");
+  if (rc < 0)
+    return rc;
+  if (!m)
+    rc = kc__error(KC_EINVAL, "kc_mirror_clear_sync_state: mirror is NULL");
+  else if (m->gen != kc__rt.gen)
+    rc = stale("kc_mirror_clear_sync_state", m);
+  else
+    m->modified_host = m->modified_target = 0;
+  kc__leave();
+  return rc;
 }
 
 int kc_mirror_need_sync_host(const kc_mirror *m) {

@@ -176,6 +176,7 @@ kc_policy kc_policy_on(kc_policy p, kc_queue *q) {
   } while (0)
 
 int kc_queue_create(kc_queue **out, int device) {
+  KC__CHECK_INIT("kc_queue_create");
   if (!out)
     return kc__error(KC_EINVAL, "kc_queue_create: out is NULL");
   *out = NULL;
@@ -315,6 +316,7 @@ int kc_queue_destroy(kc_queue *q) {
 }
 
 int kc_queue_device(kc_queue *q, int *device) {
+  KC__CHECK_INIT("kc_queue_device");
   if (!device)
     return kc__error(KC_EINVAL, "kc_queue_device: device is NULL");
   int rc = queue_arg(q, "kc_queue_device");
@@ -324,7 +326,6 @@ int kc_queue_device(kc_queue *q, int *device) {
     *device = q->device;
     return 0;
   }
-  KC__CHECK_INIT("kc_queue_device");
   *device = kc__rt.cfg.device;
   return 0;
 }
@@ -370,6 +371,7 @@ int kc_memset_on(kc_queue *q, void *p, int value, size_t bytes) {
 }
 
 int kc_event_create(kc_event **out) {
+  KC__CHECK_INIT("kc_event_create");
   if (!out)
     return kc__error(KC_EINVAL, "kc_event_create: out is NULL");
   *out = NULL;

@@ -443,6 +443,13 @@ contains
     call kc_mirror_modify_target(m)
     call kc_mirror_sync_host(m, st)
     call expect_err(st, KC_EINVAL, 'sync of a mirror modified on both sides')
+    ! The way out: forget both marks, mark the side to keep, sync.
+    call kc_mirror_clear_sync_state(m)
+    call expect(.not. kc_mirror_need_sync_host(m), 'cleared: host current')
+    h = 3
+    call kc_mirror_modify_host(m)
+    call kc_mirror_sync_target(m)
+    call expect(.not. kc_mirror_need_sync_target(m), 'synced after clear')
     call kc_mirror_destroy(m)
     call expect(.not. c_associated(m%ptr), 'kc_mirror_destroy nulls')
     call kc_mirror_destroy(m) ! null: a no-op

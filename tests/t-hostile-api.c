@@ -138,6 +138,17 @@ static void expect_noinit(void) {
   KC_CHECK_ERR(kc_memcpy(buf, buf + 32, 8), KC_ENOINIT);
   KC_CHECK_ERR(kc_memcpy_async(buf, buf + 32, 8), KC_ENOINIT);
   KC_CHECK_ERR(kc_memset(buf, 0, sizeof buf), KC_ENOINIT);
+  /* Not initialised comes first, whatever else is wrong or empty (these
+   * checked their arguments first: KC_EINVAL, or 0 for nothing to do). */
+  KC_CHECK_ERR(kc_malloc(NULL, 16, KC_SPACE_HOST, "x"), KC_ENOINIT);
+  KC_CHECK_ERR(kc_memcpy(NULL, buf, 4), KC_ENOINIT);
+  KC_CHECK_ERR(kc_memcpy(buf, buf + 32, 0), KC_ENOINIT);
+  KC_CHECK_ERR(kc_memset(buf, 0, 0), KC_ENOINIT);
+  KC_CHECK_ERR(kc_memset(NULL, 0, 4), KC_ENOINIT);
+  KC_CHECK_ERR(kc_queue_create(NULL, 0), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_create(NULL), KC_ENOINIT);
+  KC_CHECK_ERR(kc_queue_device(NULL, NULL), KC_ENOINIT);
+  KC_CHECK_ERR(kc_mirror_clear_sync_state(NULL), KC_ENOINIT);
   KC_CHECK_ERR(kc_mirror_create(&m, 64, "m"), KC_ENOINIT);
   KC_CHECK(m == NULL);
   KC_CHECK_EQ_INT(kc_mirror_destroy(NULL), 0);
@@ -187,8 +198,10 @@ static int case_after_finalize(void *arg) {
   expect_noinit();
   /* What was live at finalize is gone. */
   KC_CHECK_ERR(kc_free(p), KC_ENOINIT);
-  KC_CHECK_ERR(kc_mirror_destroy(m), KC_ENOINIT);
   KC_CHECK_ERR(kc_mirror_sync_host(m), KC_ENOINIT);
+  /* A mirror's handle is still the program's to free (its memory went
+   * with kc_finalize): destroy frees it and says 0. */
+  KC_CHECK_OK(kc_mirror_destroy(m));
   /* And kc comes back. */
   KC_CHECK_OK(kc_init());
   KC_CHECK_ERR(kc_free(p), KC_ENOTKC);

@@ -17,7 +17,9 @@
  *    kc_policy_set_scratch, kc_reducer_value_size, kc_space_name, the
  *    kc_mirror_ accessors and need_sync queries) returns KC_ENOINIT before
  *    kc_init() or after the last kc_finalize(); kc_free(NULL) and
- *    kc_mirror_destroy(NULL) are no-ops (0) at any time.
+ *    kc_mirror_destroy(NULL) are no-ops (0) at any time, and
+ *    kc_mirror_destroy of a mirror after the last kc_finalize frees its
+ *    handle (0).
  *  - An output argument that points into a kc allocation (kc_malloc's
  *    out, kc_get_info, kc_pointer_info, kc_mirror_create, a reduction's
  *    result, a scan's total) must have room for what kc writes between
@@ -34,9 +36,10 @@
  *    kc_finalize, kc_fence, kc_get_info, the launches, kc_malloc, kc_free,
  *    kc_retain, kc_pointer_info, kc_memcpy(_async), kc_memset, the
  *    kc_mirror_ calls that take a mirror's state (create, destroy,
- *    modify_*, sync_*), kc_kernel_register, kc_kernel_get, the regions,
- *    kc_declare_metadata and kc_profile_event.  What uses no runtime state
- *    works there: kc_version, kc_strerror, kc_err_name, kc_last_error,
+ *    modify_*, sync_*, clear_sync_state), kc_kernel_register,
+ *    kc_kernel_get, the regions, kc_declare_metadata and kc_profile_event.
+ *    What uses no runtime state works there: kc_version, kc_strerror,
+ *    kc_err_name, kc_last_error,
  *    kc_is_initialized, kc_backend_name, kc_space_name, the policy
  *    constructors and kc_policy_set_scratch, kc_reducer_value_size,
  *    kc_kernel_name, kc_kernel_set_team_scratch and the kc_mirror_
@@ -362,7 +365,11 @@ KC_API int kc_event_elapsed(kc_event *start, kc_event *end, double *ms);
 typedef struct kc_mirror kc_mirror;
 
 KC_API int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label);
-KC_API int kc_mirror_destroy(kc_mirror *m); /* NULL is a no-op */
+/* Frees both sides and the handle; NULL is a no-op.  A mirror created
+ * before the last kc_finalize (which freed its memory) only has its handle
+ * freed, even after kc_finalize (0); every other call on such a mirror is
+ * KC_EINVAL. */
+KC_API int kc_mirror_destroy(kc_mirror *m);
 KC_API void *kc_mirror_host(const kc_mirror *m);
 KC_API void *kc_mirror_target(const kc_mirror *m);
 KC_API size_t kc_mirror_size(const kc_mirror *m);
@@ -370,9 +377,14 @@ KC_API int kc_mirror_modify_host(kc_mirror *m);
 KC_API int kc_mirror_modify_target(kc_mirror *m);
 /* Make the host (target) side current; copies only if it is stale.  Blocking.
  * Marking both sides modified without a sync in between is KC_EINVAL at the
- * next sync (the data of one side would be lost). */
+ * next sync (the data of one side would be lost), and stays so until
+ * kc_mirror_clear_sync_state. */
 KC_API int kc_mirror_sync_host(kc_mirror *m);
 KC_API int kc_mirror_sync_target(kc_mirror *m);
+/* Forgets both modified marks (Kokkos' clear_sync_state): the sides are
+ * taken to agree, and nothing is copied.  The way out of the both-modified
+ * error: clear, then mark the side whose data to keep and sync. */
+KC_API int kc_mirror_clear_sync_state(kc_mirror *m);
 /* 1 if the host (target) side is stale and a sync would copy. */
 KC_API int kc_mirror_need_sync_host(const kc_mirror *m);
 KC_API int kc_mirror_need_sync_target(const kc_mirror *m);
@@ -781,11 +793,12 @@ KC_API int kc_profile_event(const char *name);
  * kc_malloc, kc_free, kc_retain, kc_pointer_info, kc_memcpy,
  * kc_memcpy_async, kc_memset, kc_mirror_create, kc_mirror_destroy,
  * kc_mirror_modify_host/_target, kc_mirror_sync_host/_target,
- * kc_policy_set_scratch, kc_kernel_get, kc_parallel_for/_reduce/_scan/
- * _call, kc_region_push/_pop, kc_declare_metadata, kc_profile_event, and
- * the kc_run_* launches of <kc/kernel_args.h>.  They become function-like
- * macros of the same name (a call still returns the code, which is then
- * >= 0; taking a function's address is unaffected).  Registration
+ * kc_mirror_clear_sync_state, kc_policy_set_scratch, kc_kernel_get,
+ * kc_parallel_for/_reduce/_scan/_call, kc_region_push/_pop,
+ * kc_declare_metadata, kc_profile_event, and the kc_run_* launches of
+ * <kc/kernel_args.h>.  They become function-like macros of the same name
+ * (a call still returns the code, which is then >= 0; taking a function's
+ * address is unaffected).  Registration
  * (kc_kernel_register, kc_kernel_set_team_scratch) keeps its codes: kcc's
  * constructors report those themselves.  Without KC_CHECK_EXIT (the
  * default) every call returns its code as documented above. */
@@ -837,6 +850,8 @@ static inline int kc__check(int rc, const char *call, const char *file,
 #define kc_mirror_sync_host(...) KC__CHECKED(kc_mirror_sync_host, __VA_ARGS__)
 #define kc_mirror_sync_target(...)                                             \
   KC__CHECKED(kc_mirror_sync_target, __VA_ARGS__)
+#define kc_mirror_clear_sync_state(...)                                        \
+  KC__CHECKED(kc_mirror_clear_sync_state, __VA_ARGS__)
 #define kc_policy_set_scratch(...)                                             \
   KC__CHECKED(kc_policy_set_scratch, __VA_ARGS__)
 #define kc_policy_set_iterate(...)                                             \

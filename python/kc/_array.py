@@ -431,6 +431,12 @@ class Mirror:
     def sync_target(self):
         check(L.kc_mirror_sync_target(self._live()), "kc_mirror_sync_target")
 
+    def clear_sync_state(self):
+        """Forget both modified marks (after marking both sides by
+        mistake): then mark the side to keep and sync."""
+        check(L.kc_mirror_clear_sync_state(self._live()),
+              "kc_mirror_clear_sync_state")
+
     def need_sync_host(self):
         return bool(L.kc_mirror_need_sync_host(self._live()))
 
@@ -446,9 +452,12 @@ class Mirror:
     def destroy(self):
         if self._m is not None:
             m, self._m = self._m, None
+            # A mirror of an earlier session (kc finalized since) has only
+            # its handle freed by kc_mirror_destroy, which returns 0 then.
+            rc = L.kc_mirror_destroy(m)
             if self._session == _runtime.session_id() and \
                     L.kc_is_initialized():
-                check(L.kc_mirror_destroy(m), "kc_mirror_destroy")
+                check(rc, "kc_mirror_destroy")
 
     def __del__(self):
         try:

@@ -125,6 +125,18 @@ def test_mirror(session):
         assert np.array_equal(m.target.to_host(), m.host)
         m.modify_target()
         m.sync_host()
+        # Both sides marked: refused until the marks are cleared.
+        m.modify_host()
+        m.modify_target()
+        with pytest.raises(kc.EINVAL):
+            m.sync_target()
+        with pytest.raises(kc.EINVAL):
+            m.sync_target()
+        m.clear_sync_state()
+        m.host[:] = 7
+        m.modify_host()
+        m.sync_target()
+        assert np.array_equal(m.target.to_host(), m.host)
     with pytest.raises(kc.ENOTKC):
         m.sync_host()
 
