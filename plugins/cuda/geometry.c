@@ -184,7 +184,12 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
     shift = (unsigned)(((p->begin[F] % 32) + 32) % 32);
     n[F] += shift;
   }
-  /* A tile larger than the box is the box. */
+  /* A tile larger than the box is the box.  An empty box has no tiles,
+   * however many its other dimensions would have (a reduction over it
+   * still runs, to store the identity). */
+  int empty = 0;
+  for (int d = 0; d < R; d++)
+    empty |= n[d] == 0;
   kc_index tiles = 1, rest = 1;
   for (int d = 0; d < R; d++) {
     if (t[d] > n[d] && n[d] > 0)
@@ -193,12 +198,16 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
     m->end[d] = p->end[d];
     m->tile[d] = t[d];
     m->ntiles[d] = kc__cdiv(n[d], t[d]);
-    if (m->ntiles[d] > 0 && tiles > (kc_index)0x7fffffff / m->ntiles[d])
-      return kc_backend_error(KC_ERANGE,
-                              "cuda: kernel '%s': the box is cut into more "
-                              "than 2^31 tiles; ask for larger tiles",
-                              l->kernel->name);
-    tiles *= m->ntiles[d];
+    if (empty) {
+      tiles = 0;
+    } else {
+      if (tiles > (kc_index)0x7fffffff / m->ntiles[d])
+        return kc_backend_error(KC_ERANGE,
+                                "cuda: kernel '%s': the box is cut into more "
+                                "than 2^31 tiles; ask for larger tiles",
+                                l->kernel->name);
+      tiles *= m->ntiles[d];
+    }
     if (d != F) {
       if (rest > (kc_index)0x7fffffff / t[d])
         return kc_backend_error(KC_EINVAL,
