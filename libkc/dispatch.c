@@ -99,11 +99,6 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
                      "positive size or KC_AUTO",
                      fn, (long long)p->chunk, ki->name);
 
-  if (kc__unlikely(p->queue != NULL)) {
-    int qrc = kc__queue_launch(p->queue, fn, &l->queue);
-    if (qrc < 0)
-      return qrc;
-  }
   /* kc_launch_policy is kc_policy's 1.0 prefix (tests/t-abi.c). */
   memcpy(&l->policy, p, sizeof l->policy);
   kc_index span = 1; /* indices (points) of the space: must fit kc_index */
@@ -259,7 +254,12 @@ static int launch(call c, kc_kernel *k, kc_launch *l, const kc_queue *q) {
   int rc = kc__enter(call_fn[c]);
   if (kc__unlikely(rc < 0))
     return rc;
-  rc = launch_entered(c, k, l, q);
+  /* The queue inside kc__enter: the last kc_finalize releases queues once
+   * no call is inside. */
+  if (kc__unlikely(q != NULL))
+    rc = kc__queue_launch(q, call_fn[c], &l->queue);
+  if (rc == 0)
+    rc = launch_entered(c, k, l, q);
   kc__leave();
   return rc;
 }

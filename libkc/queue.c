@@ -14,10 +14,18 @@
  * so every recorded event is complete and waiting for one costs nothing.
  *
  * Handles are never freed while the process lives: a destroyed queue or
- * event keeps its memory (on a free list, for reuse) with its magic
- * cleared, so using it again is KC_EINVAL and never a crash.  The plugin's
- * handles are released with them (queue_destroy, event_destroy), and at
- * the last kc_finalize for those still alive. */
+ * event keeps its memory with its magic cleared, so using it again is
+ * KC_EINVAL and never a crash.  A handle is its object's address, so an
+ * object given out again would make a stale handle live again, naming
+ * somebody else's queue: dead objects wait in a FIFO and are given out
+ * again only once more than KC__HANDLE_REUSE_AFTER others died after them
+ * (creating and destroying in a loop stays within that many objects).
+ * The plugin's handles are released with them (queue_destroy,
+ * event_destroy), and at the last kc_finalize for those still alive.
+ *
+ * Every read of an object's fields but its (atomic) magic happens between
+ * kc__enter and kc__leave: the last kc_finalize writes them
+ * (kc__queues_release) once no call is inside. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +38,9 @@
 #define EVENT_MAGIC 0x6b636576u /* "kcev" */
 #define QUEUE_DYING 1u          /* being destroyed: neither live nor free */
 #define EVENT_DYING 1u
+/* How many objects must die after a dead one before it is given out
+ * again (see the top of the file). */
+#define KC__HANDLE_REUSE_AFTER 1024u
 
 struct kc_queue {
   _Atomic unsigned magic;
@@ -38,6 +49,7 @@ struct kc_queue {
   unsigned pins;     /* tool fences in progress (under qlock) */
   void *bq;          /* the backend's queue (queue slots), or NULL */
   kc_queue *next;    /* all queues ever made (live or on the free list) */
+  kc_queue *next_dead; /* the dead FIFO (under qlock) */
 };
 
 struct kc_event {
@@ -46,6 +58,7 @@ struct kc_event {
   double t_ms; /* no queue slots: CLOCK_MONOTONIC when recorded */
   void *be;    /* the backend's event (queue slots), or NULL */
   kc_event *next;
+  kc_event *next_dead;
 };
 
 static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
@@ -55,6 +68,63 @@ static pthread_cond_t unpinned = PTHREAD_COND_INITIALIZER; /* with qlock */
 static unsigned last_instance; /* under qlock; 0 after kc_finalize */
 static int instances_wrapped;  /* numbers may now be those of live queues */
 static unsigned said_gen; /* kc__rt.gen of the last "no queue slots" line */
+/* Dead objects, oldest first, and how many (under qlock). */
+static kc_queue *dead_q, *dead_q_last;
+static kc_event *dead_e, *dead_e_last;
+static unsigned ndead_q, ndead_e;
+
+/* A dead queue joins the FIFO; qlock held. */
+static void queue_died(kc_queue *q) {
+  q->next_dead = NULL;
+  if (dead_q_last)
+    dead_q_last->next_dead = q;
+  else
+    dead_q = q;
+  dead_q_last = q;
+  ndead_q++;
+}
+
+static void event_died(kc_event *e) {
+  e->next_dead = NULL;
+  if (dead_e_last)
+    dead_e_last->next_dead = e;
+  else
+    dead_e = e;
+  dead_e_last = e;
+  ndead_e++;
+}
+
+/* The oldest dead queue, if enough died after it; else a new one (NULL:
+ * out of memory).  qlock held. */
+static kc_queue *queue_object(void) {
+  kc_queue *q = NULL;
+  if (ndead_q > KC__HANDLE_REUSE_AFTER) {
+    q = dead_q;
+    dead_q = q->next_dead;
+    if (!dead_q)
+      dead_q_last = NULL;
+    ndead_q--;
+  } else if ((q = calloc(1, sizeof *q)) != NULL) {
+    q->next = queues;
+    queues = q;
+  }
+  return q;
+}
+
+static kc_event *event_object(void) {
+  kc_event *e = NULL;
+  if (ndead_e > KC__HANDLE_REUSE_AFTER) {
+    e = dead_e;
+    dead_e = e->next_dead;
+    if (!dead_e)
+      dead_e_last = NULL;
+    ndead_e--;
+  } else if ((e = calloc(1, sizeof *e)) != NULL) {
+    e->next = events;
+    events = e;
+  }
+  return e;
+}
 
 static double now_ms(void) {
   struct timespec ts;
@@ -81,6 +151,22 @@ static int event_check(const kc_event *e, const char *fn) {
 /* A queue argument: NULL is the default queue. */
 static int queue_arg(const kc_queue *q, const char *fn) {
   return q ? kc__queue_check(q, fn) : 0;
+}
+
+/* kc__enter for the calls that never wait, which also work from inside a
+ * kernel: there the launch the kernel runs in keeps kc_finalize out.  1:
+ * entered (kc__leave when done), 0: inside a kernel (nothing to leave), or
+ * the error. */
+static int enter_nowait(const char *fn) {
+  if (kc__self.kernel)
+    return 0;
+  int rc = kc__enter(fn);
+  return rc < 0 ? rc : 1;
+}
+
+static void leave_nowait(int entered) {
+  if (entered)
+    kc__leave();
 }
 
 /* Whether the backend runs queues itself (all twelve slots: the loader
@@ -190,13 +276,7 @@ int kc_queue_create(kc_queue **out, int device) {
     BACKEND(rc = KC__SLOT(kc__rt.ops->queue_create(kc__rt.state, device, &bq)));
   if (rc == 0) {
     pthread_mutex_lock(&qlock);
-    kc_queue *q = queues;
-    while (q && q->magic != 0)
-      q = q->next;
-    if (!q && (q = calloc(1, sizeof *q)) != NULL) {
-      q->next = queues;
-      queues = q;
-    }
+    kc_queue *q = queue_object();
     if (q) {
       q->device = device;
       q->instance = new_instance();
@@ -310,7 +390,10 @@ int kc_queue_destroy(kc_queue *q) {
   if (q->bq)
     BACKEND(KC__SLOT_VOID(kc__rt.ops->queue_destroy(kc__rt.state, q->bq)));
   q->bq = NULL;
+  pthread_mutex_lock(&qlock);
   atomic_store(&q->magic, 0u);
+  queue_died(q);
+  pthread_mutex_unlock(&qlock);
   kc__leave();
   return rc;
 }
@@ -319,15 +402,14 @@ int kc_queue_device(kc_queue *q, int *device) {
   KC__CHECK_INIT("kc_queue_device");
   if (!device)
     return kc__error(KC_EINVAL, "kc_queue_device: device is NULL");
+  int in = enter_nowait("kc_queue_device");
+  if (in < 0)
+    return in;
   int rc = queue_arg(q, "kc_queue_device");
-  if (rc < 0)
-    return rc;
-  if (q) {
-    *device = q->device;
-    return 0;
-  }
-  *device = kc__rt.cfg.device;
-  return 0;
+  if (rc == 0)
+    *device = q ? q->device : kc__rt.cfg.device;
+  leave_nowait(in);
+  return rc;
 }
 
 /* The last kc_finalize, runtime lock held, after the fence: queues and
@@ -337,14 +419,17 @@ void kc__queues_release(void) {
   pthread_mutex_lock(&qlock);
   unsigned n = 0;
   for (kc_queue *q = queues; q; q = q->next) {
-    if (atomic_exchange(&q->magic, 0u) == QUEUE_MAGIC)
+    if (atomic_exchange(&q->magic, 0u) == QUEUE_MAGIC) {
       n++;
+      queue_died(q);
+    }
     if (q->bq)
       KC__SLOT_VOID(ops->queue_destroy(kc__rt.state, q->bq));
     q->bq = NULL;
   }
   for (kc_event *e = events; e; e = e->next) {
-    atomic_store(&e->magic, 0u);
+    if (atomic_exchange(&e->magic, 0u) == EVENT_MAGIC)
+      event_died(e);
     if (e->be)
       KC__SLOT_VOID(ops->event_destroy(kc__rt.state, e->be));
     e->be = NULL;
@@ -357,17 +442,27 @@ void kc__queues_release(void) {
 }
 
 int kc_memcpy_on(kc_queue *q, void *dst, const void *src, size_t bytes) {
-  int rc = queue_arg(q, "kc_memcpy_on");
-  return rc < 0 ? rc
-                : kc__memcpy("kc_memcpy_on", kc__queue_backend(q), dst, src,
-                             bytes, 1);
+  KC__CHECK_INIT("kc_memcpy_on");
+  int rc = kc__enter("kc_memcpy_on");
+  if (rc < 0)
+    return rc;
+  rc = queue_arg(q, "kc_memcpy_on");
+  if (rc == 0)
+    rc = kc__memcpy("kc_memcpy_on", kc__queue_backend(q), dst, src, bytes, 1);
+  kc__leave();
+  return rc;
 }
 
 int kc_memset_on(kc_queue *q, void *p, int value, size_t bytes) {
-  int rc = queue_arg(q, "kc_memset_on");
-  return rc < 0 ? rc
-                : kc__memset("kc_memset_on", kc__queue_backend(q), p, value,
-                             bytes);
+  KC__CHECK_INIT("kc_memset_on");
+  int rc = kc__enter("kc_memset_on");
+  if (rc < 0)
+    return rc;
+  rc = queue_arg(q, "kc_memset_on");
+  if (rc == 0)
+    rc = kc__memset("kc_memset_on", kc__queue_backend(q), p, value, bytes);
+  kc__leave();
+  return rc;
 }
 
 int kc_event_create(kc_event **out) {
@@ -384,13 +479,7 @@ int kc_event_create(kc_event **out) {
   kc_event *e = NULL;
   if (rc == 0) {
     pthread_mutex_lock(&qlock);
-    e = events;
-    while (e && e->magic != 0)
-      e = e->next;
-    if (!e && (e = calloc(1, sizeof *e)) != NULL) {
-      e->next = events;
-      events = e;
-    }
+    e = event_object();
     if (e) {
       e->recorded = 0;
       e->t_ms = 0;
@@ -414,22 +503,23 @@ int kc_event_destroy(kc_event *e) {
   int rc = event_check(e, "kc_event_destroy");
   if (rc < 0)
     return rc;
-  void *be = e->be;
-  if (be && (rc = kc__enter("kc_event_destroy")) < 0)
+  if ((rc = kc__enter("kc_event_destroy")) < 0)
     return rc;
   unsigned live = EVENT_MAGIC;
   if (!atomic_compare_exchange_strong(&e->magic, &live, EVENT_DYING)) {
-    if (be)
-      kc__leave();
+    kc__leave();
     return kc__error(KC_EINVAL, "kc_event_destroy: %p is not a live kc event",
                      (void *)e);
   }
-  if (be) {
-    BACKEND(KC__SLOT_VOID(kc__rt.ops->event_destroy(kc__rt.state, be)));
+  if (e->be) {
+    BACKEND(KC__SLOT_VOID(kc__rt.ops->event_destroy(kc__rt.state, e->be)));
     e->be = NULL;
-    kc__leave();
   }
+  pthread_mutex_lock(&qlock);
   atomic_store(&e->magic, 0u);
+  event_died(e);
+  pthread_mutex_unlock(&qlock);
+  kc__leave();
   return 0;
 }
 
@@ -442,18 +532,45 @@ int kc_event_record(kc_event *e, kc_queue *q) {
   rc = kc__enter("kc_event_record");
   if (rc < 0)
     return rc;
+  double t = 0;
   if (e->be) {
     BACKEND(rc = KC__SLOT(kc__rt.ops->event_record(kc__rt.state, e->be,
                                                    kc__queue_backend(q))));
   } else {
     rc = backend_fence();
-    e->t_ms = now_ms();
+    t = now_ms();
   }
-  if (rc == 0)
+  if (rc == 0) {
+    /* Another thread may record or time the same event meanwhile. */
+    pthread_mutex_lock(&qlock);
+    e->t_ms = t;
     e->recorded = 1;
+    pthread_mutex_unlock(&qlock);
+  }
   kc__leave();
   return rc;
 }
+
+/* Checks a live event (and queue) where kc_finalize cannot release them
+ * meanwhile (enter_nowait); what enter_nowait returned, or the error with
+ * nothing left to leave. */
+static int entered_event(const char *fn, const kc_event *e, const kc_queue *q) {
+  int in = enter_nowait(fn);
+  if (in < 0)
+    return in;
+  int rc = event_check(e, fn);
+  if (rc == 0)
+    rc = queue_arg(q, fn);
+  if (rc < 0) {
+    leave_nowait(in);
+    return rc;
+  }
+  return in;
+}
+
+/* A backend event slot from where enter_nowait did not enter (a kernel):
+ * refused as every waiting call is there. */
+#define EVENT_SLOT_OK(in, fn) ((in) ? 0 : kc__nested(fn))
 
 int kc_event_wait(kc_queue *q, kc_event *e) {
   int rc = event_check(e, "kc_event_wait");
@@ -462,14 +579,15 @@ int kc_event_wait(kc_queue *q, kc_event *e) {
   if (rc < 0)
     return rc;
   KC__CHECK_INIT("kc_event_wait");
-  if (!e->be) /* recorded events are complete (kc_event_record fenced) */
-    return 0;
-  rc = kc__enter("kc_event_wait");
-  if (rc < 0)
-    return rc;
-  BACKEND(rc = KC__SLOT(kc__rt.ops->event_wait(kc__rt.state,
-                                               kc__queue_backend(q), e->be)));
-  kc__leave();
+  int in = entered_event("kc_event_wait", e, q);
+  if (in < 0)
+    return in;
+  /* Without a backend event, recorded events are complete
+   * (kc_event_record fenced). */
+  if (e->be && (rc = EVENT_SLOT_OK(in, "kc_event_wait")) == 0)
+    BACKEND(rc = KC__SLOT(kc__rt.ops->event_wait(
+                kc__rt.state, kc__queue_backend(q), e->be)));
+  leave_nowait(in);
   return rc;
 }
 
@@ -478,14 +596,13 @@ int kc_event_synchronize(kc_event *e) {
   if (rc < 0)
     return rc;
   KC__CHECK_INIT("kc_event_synchronize");
-  if (!e->be)
-    return 0;
-  rc = kc__enter("kc_event_synchronize");
-  if (rc < 0)
-    return rc;
+  int in = entered_event("kc_event_synchronize", e, NULL);
+  if (in < 0)
+    return in;
   /* Without the runtime lock (backend.h): other threads submit meanwhile. */
-  rc = KC__SLOT(kc__rt.ops->event_synchronize(kc__rt.state, e->be));
-  kc__leave();
+  if (e->be && (rc = EVENT_SLOT_OK(in, "kc_event_synchronize")) == 0)
+    rc = KC__SLOT(kc__rt.ops->event_synchronize(kc__rt.state, e->be));
+  leave_nowait(in);
   return rc;
 }
 
@@ -494,13 +611,13 @@ int kc_event_query(kc_event *e) {
   if (rc < 0)
     return rc;
   KC__CHECK_INIT("kc_event_query");
-  if (!e->be)
-    return 1;
-  rc = kc__enter("kc_event_query");
-  if (rc < 0)
-    return rc;
-  BACKEND(rc = KC__SLOT(kc__rt.ops->event_query(kc__rt.state, e->be)));
-  kc__leave();
+  int in = entered_event("kc_event_query", e, NULL);
+  if (in < 0)
+    return in;
+  rc = 1;
+  if (e->be && (rc = EVENT_SLOT_OK(in, "kc_event_query")) == 0)
+    BACKEND(rc = KC__SLOT(kc__rt.ops->event_query(kc__rt.state, e->be)));
+  leave_nowait(in);
   return rc;
 }
 
@@ -512,21 +629,29 @@ int kc_event_elapsed(kc_event *start, kc_event *end, double *ms) {
     return rc;
   if (!ms)
     return kc__error(KC_EINVAL, "kc_event_elapsed: ms is NULL");
-  if (!start->recorded || !end->recorded)
-    return kc__error(KC_EINVAL,
-                     "kc_event_elapsed: the %s event was never "
-                     "recorded",
-                     start->recorded ? "end" : "start");
-  if (!start->be || !end->be) {
-    *ms = end->t_ms - start->t_ms;
-    return 0;
-  }
-  rc = kc__enter("kc_event_elapsed");
-  if (rc < 0)
+  KC__CHECK_INIT("kc_event_elapsed");
+  int in = entered_event("kc_event_elapsed", start, NULL);
+  if (in < 0)
+    return in;
+  if ((rc = event_check(end, "kc_event_elapsed")) < 0) {
+    leave_nowait(in);
     return rc;
-  BACKEND(rc = KC__SLOT(
-              kc__rt.ops->event_elapsed(kc__rt.state, start->be, end->be, ms)));
-  kc__leave();
+  }
+  pthread_mutex_lock(&qlock);
+  const int recorded = start->recorded && end->recorded;
+  const char *never = start->recorded ? "end" : "start";
+  const double t = end->t_ms - start->t_ms;
+  pthread_mutex_unlock(&qlock);
+  if (!recorded)
+    rc = kc__error(KC_EINVAL, "kc_event_elapsed: the %s event was never "
+                              "recorded",
+                   never);
+  else if (!start->be || !end->be)
+    *ms = t;
+  else if ((rc = EVENT_SLOT_OK(in, "kc_event_elapsed")) == 0)
+    BACKEND(rc = KC__SLOT(kc__rt.ops->event_elapsed(kc__rt.state, start->be,
+                                                    end->be, ms)));
+  leave_nowait(in);
   return rc;
 }
 

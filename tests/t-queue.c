@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <kc/kernel.h>
 
@@ -548,8 +549,176 @@ static int hostile_handles(void *arg) {
   return fails != 0;
 }
 
+/* A destroyed handle stays dead while queues and events are made and
+ * destroyed after it: the object of a dead handle was given to the next
+ * create, so the stale handle worked again and fenced, destroyed or
+ * recorded somebody else's queue or event.  Across kc_finalize too. */
+enum { STALE_ROUNDS = 1500 };
+static int stale_handles(void *arg) {
+  (void)arg;
+  if (start())
+    return 1;
+  int fails = 0;
+  kc_queue *a = NULL, *b = NULL;
+  kc_event *ea = NULL, *eb = NULL;
+  fails += kc_queue_create(&a, 0) != 0;
+  fails += kc_event_create(&ea) != 0;
+  fails += kc_queue_destroy(a) != 0;
+  fails += kc_event_destroy(ea) != 0;
+  /* Each create after the destroy gets another handle, for a while. */
+  kc_queue **qs = calloc(STALE_ROUNDS, sizeof *qs);
+  kc_event **es = calloc(STALE_ROUNDS, sizeof *es);
+  if (!qs || !es)
+    return 1;
+  int same = 0;
+  for (int k = 0; k < STALE_ROUNDS; k++) {
+    fails += kc_queue_create(&qs[k], 0) != 0;
+    fails += kc_event_create(&es[k]) != 0;
+    for (int j = k - 1; j >= 0 && j >= k - 1000; j--)
+      same += qs[k] == qs[j] || es[k] == es[j];
+    if (k < 1000)
+      same += qs[k] == a || es[k] == ea;
+    fails += kc_queue_destroy(qs[k]) != 0;
+    fails += kc_event_destroy(es[k]) != 0;
+  }
+  if (same)
+    printf("stale_handles: %d handle(s) given out again within 1000 "
+           "destroys\n",
+           same);
+  fails += same != 0;
+  fails += kc_queue_create(&b, 0) != 0;
+  fails += kc_event_create(&eb) != 0;
+  fails += kc_queue_fence(a) != KC_EINVAL;
+  fails += kc_queue_destroy(a) != KC_EINVAL;
+  fails += kc_event_record(ea, NULL) != KC_EINVAL;
+  fails += kc_event_destroy(ea) != KC_EINVAL;
+  /* b and eb are untouched. */
+  fails += kc_queue_fence(b) != 0;
+  fails += kc_event_record(eb, b) != 0;
+  /* Across kc_finalize: the old handles stay dead in the next kc_init. */
+  fails += kc_finalize() != 0;
+  if (start())
+    return 1;
+  kc_queue *c = NULL;
+  kc_event *ec = NULL;
+  fails += kc_queue_create(&c, 0) != 0;
+  fails += kc_event_create(&ec) != 0;
+  fails += c == b || ec == eb;
+  fails += kc_queue_fence(b) != KC_EINVAL;
+  kc_policy p = kc_policy_on(kc_range(0, 10), b);
+  kt_fill f = {NULL, 0, 0, 0};
+  fails +=
+      kc_parallel_for("x", KC_KERNEL(kt_fill), &p, &f, sizeof f) != KC_EINVAL;
+  fails += kc_queue_destroy(c) != 0 || kc_event_destroy(ec) != 0;
+  free(qs);
+  free(es);
+  if (fails)
+    printf("stale_handles: %d wrong answer(s)\n", fails);
+  return fails != 0;
+}
+
+/* The last kc_finalize while other threads launch, copy and record on
+ * their own queues: each call either runs whole or is refused
+ * (KC_ENOINIT, or KC_EINVAL for a queue kc_finalize destroyed).  The
+ * calls read a queue's and an event's backend handles before entering the
+ * runtime, racing with kc_finalize releasing them (ThreadSanitizer saw it;
+ * on a device a released stream could reach the next runtime). */
+typedef struct racer {
+  int64_t *buf;
+  int bad;
+} racer;
+
+static void *race_finalize(void *arg) {
+  racer *r = arg;
+  kc_queue *q = NULL;
+  kc_event *e = NULL;
+  if (kc_queue_create(&q, 0) != 0 || kc_event_create(&e) != 0)
+    return NULL;
+  int64_t host[64];
+  for (int k = 0; k < 2000; k++) {
+    kc_policy p = kc_policy_on(kc_range(0, 64), q);
+    kt_fill f = {r->buf, 0, 1, k};
+    int rc = kc_parallel_for("race", KC_KERNEL(kt_fill), &p, &f, sizeof f);
+    int rc2 = kc_memcpy_on(q, host, r->buf, sizeof host);
+    int rc3 = kc_event_record(e, q);
+    int rc4 = kc_event_query(e);
+    if ((rc < 0 && rc != KC_ENOINIT && rc != KC_EINVAL) ||
+        (rc2 < 0 && rc2 != KC_ENOINIT && rc2 != KC_EINVAL) ||
+        (rc3 < 0 && rc3 != KC_ENOINIT && rc3 != KC_EINVAL) ||
+        (rc4 < 0 && rc4 != KC_ENOINIT && rc4 != KC_EINVAL))
+      r->bad++;
+    if (rc == KC_ENOINIT || rc == KC_EINVAL)
+      break;
+  }
+  return NULL;
+}
+
+static int finalize_races(void *arg) {
+  (void)arg;
+  if (start())
+    return 1;
+  enum { T = 3 };
+  racer r[T];
+  pthread_t t[T];
+  for (int i = 0; i < T; i++) {
+    r[i].bad = 0;
+    if (kc_malloc((void **)&r[i].buf, 64 * sizeof(int64_t), KC_SPACE_MANAGED,
+                  "race") != 0)
+      return 1;
+    pthread_create(&t[i], NULL, race_finalize, &r[i]);
+  }
+  struct timespec nap = {0, 2000000};
+  nanosleep(&nap, NULL);
+  int fails = kc_finalize() != 0;
+  for (int i = 0; i < T; i++) {
+    pthread_join(t[i], NULL);
+    fails += r[i].bad;
+  }
+  if (fails)
+    printf("finalize_races: %d wrong answer(s)\n", fails);
+  return fails != 0;
+}
+
+/* One event recorded and timed from two threads at once (kc.h: any
+ * thread may make any queue call): the record's time and flag were plain
+ * stores (ThreadSanitizer). */
+static void *record_shared(void *arg) {
+  kc_event *e = arg;
+  double ms = 0;
+  for (int k = 0; k < 2000; k++) {
+    if (kc_event_record(e, NULL) != 0 ||
+        kc_event_elapsed(e, e, &ms) != 0 || ms != 0)
+      return (void *)1;
+  }
+  return NULL;
+}
+
+static int shared_event(void *arg) {
+  (void)arg;
+  if (start())
+    return 1;
+  kc_event *e = NULL;
+  if (kc_event_create(&e) != 0 || kc_event_record(e, NULL) != 0)
+    return 1;
+  pthread_t t[2];
+  void *ret[2] = {NULL, NULL};
+  for (int i = 0; i < 2; i++)
+    pthread_create(&t[i], NULL, record_shared, e);
+  for (int i = 0; i < 2; i++)
+    pthread_join(t[i], &ret[i]);
+  int fails = (ret[0] != NULL) + (ret[1] != NULL);
+  fails += kc_event_destroy(e) != 0;
+  fails += kc_finalize() != 0;
+  if (fails)
+    printf("shared_event: %d wrong answer(s)\n", fails);
+  return fails != 0;
+}
+
 int main(void) {
   KC_ISOLATE(hostile_handles, NULL, 60);
+  KC_ISOLATE(stale_handles, NULL, 120);
+  KC_ISOLATE(finalize_races, NULL, 120);
+  KC_ISOLATE(shared_event, NULL, 60);
   kc_test_init_backend();
   test_devices();
   test_every_device();
