@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _lib
 from . import _runtime
-from ._errors import check, by_code
+from ._errors import check, by_code, by_name
 
 L = _lib.lib
 
@@ -54,6 +54,49 @@ def _shape_tuple(shape):
     return shape
 
 
+def _kc_dtype(dtype):
+    """A dtype kc memory can hold: plain bytes, no Python objects (a copy
+    of object references would skip their reference counts)."""
+    dt = np.dtype(dtype)
+    if dt.hasobject:
+        raise by_code[-1](-1, "dtype %s holds Python objects, which kc "
+                          "memory cannot hold" % dt)
+    return dt
+
+
+def _size_and_nbytes(shape, dt):
+    """Elements and bytes of `shape` in exact integers: numpy's int64
+    product wraps, and ctypes cuts a size_t over 2**64 silently."""
+    size = 1
+    for extent in shape:
+        size *= extent
+    nbytes = size * dt.itemsize
+    if nbytes > 2**63 - 1:
+        raise by_name["NOMEM"](by_name["NOMEM"].code,
+                               "shape %r of %s is %d bytes, more than any "
+                               "allocation can hold" % (shape, dt, nbytes))
+    return size, nbytes
+
+
+class _Bytes:
+    """The bytes [ptr, ptr + nbytes) as a numpy uint8 array's base, keeping
+    `owner` alive as long as any array viewing them."""
+
+    def __init__(self, ptr, nbytes, owner, writeable=True):
+        self._owner = owner
+        self.__array_interface__ = {"shape": (nbytes,), "typestr": "|u1",
+                                    "data": (ptr or 0, not writeable),
+                                    "strides": None, "version": 3}
+
+
+def _host_view(ptr, nbytes, shape, dtype, owner):
+    """A numpy array of `shape` and `dtype` over host memory that keeps
+    `owner` alive: built as bytes, then viewed, so that any dtype
+    (structured ones with padding included) comes back exactly."""
+    raw = np.asarray(_Bytes(ptr, nbytes, owner))
+    return raw.view(dtype).reshape(shape)
+
+
 class Array:
     """One kc allocation with a shape and dtype (C order).
 
@@ -64,10 +107,8 @@ class Array:
 
     def __init__(self, shape, dtype=np.float64, space="device", label=None):
         self.shape = _shape_tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.size = int(np.prod(self.shape, dtype=np.int64)) if self.shape \
-            else 1
-        self.nbytes = self.size * self.dtype.itemsize
+        self.dtype = _kc_dtype(dtype)
+        self.size, self.nbytes = _size_and_nbytes(self.shape, self.dtype)
         self.space = _runtime.SPACE_NAMES[_space_index(space)]
         self.label = label
         self._session = _runtime.session_id()
@@ -118,7 +159,7 @@ class Array:
             raise by_code[-1](-1, "kc.Array in %s memory of the %s backend "
                               "is not host-accessible: use to_host()" %
                               (self.space, _runtime.backend()))
-        return np.asarray(self)
+        return _host_view(self.ptr, self.nbytes, self.shape, self.dtype, self)
 
     @property
     def __array_interface__(self):
@@ -134,7 +175,10 @@ class Array:
         self._live()
         if out is None:
             out = np.empty(self.shape, self.dtype)
-        out = _host_contiguous(out, self.nbytes, "out")
+        out = _host_contiguous(out, self.nbytes, "out", write=True)
+        if out.dtype != self.dtype:
+            raise by_code[-1](-1, "out has dtype %s, the kc.Array %s" %
+                              (out.dtype, self.dtype))
         check(L.kc_memcpy(out.ctypes.data, self.ptr, self.nbytes),
               "kc_memcpy")
         return out
@@ -203,9 +247,11 @@ class Array:
         return _dlpack_capsule(self)
 
 
-def _host_contiguous(a, nbytes, what):
+def _host_contiguous(a, nbytes, what, write=False):
     if not isinstance(a, np.ndarray) or not a.flags.c_contiguous:
         raise by_code[-1](-1, "%s must be a C-contiguous numpy array" % what)
+    if write and not a.flags.writeable:
+        raise by_code[-1](-1, "%s is read-only" % what)
     if a.nbytes != nbytes:
         raise by_code[-1](-1, "%s has %d bytes, the kc.Array %d" %
                           (what, a.nbytes, nbytes))
@@ -282,6 +328,14 @@ _DL_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
 def _dl_dtype(dt):
     if dt.kind not in _DL_CODES or dt.fields is not None:
         raise BufferError("DLPack cannot describe dtype %s" % dt)
+    # DLPack has no byte order (native is meant) and numpy reads no
+    # floats wider than 64 bits (complex: 128) through it.
+    if not dt.isnative:
+        raise BufferError("DLPack cannot describe the non-native byte "
+                          "order of %s" % dt)
+    if (dt.kind == "f" and dt.itemsize > 8) or \
+            (dt.kind == "c" and dt.itemsize > 16):
+        raise BufferError("DLPack consumers do not take %s" % dt)
     return _DLDataType(_DL_CODES[dt.kind], dt.itemsize * 8, 1)
 
 
@@ -307,7 +361,9 @@ def _dlpack_capsule(arr):
 
 # ------------------------------------------------ foreign arrays into kc
 
-def _ptr_and_nbytes(obj):
+def _ptr_and_nbytes(obj, write=False):
+    """(pointer, bytes) of an array kc can use; `write`: kc will write it
+    (a read-only numpy array is refused)."""
     if isinstance(obj, Array):
         obj._live()
         return obj.ptr, obj.nbytes
@@ -326,12 +382,14 @@ def _ptr_and_nbytes(obj):
         if not a.flags.c_contiguous:
             raise by_code[-1](-1, "the numpy array must be C-contiguous "
                               "(np.ascontiguousarray makes a copy)")
+        if write and not a.flags.writeable:
+            raise by_code[-1](-1, "the numpy array is read-only")
         return a.ctypes.data, a.nbytes
     if hasattr(obj, "__dlpack__"):
         # torch and others: read the pointer through the array interface
         # numpy builds from the DLPack capsule (host memory only).
         a = np.from_dlpack(obj)
-        return _ptr_and_nbytes(a)
+        return _ptr_and_nbytes(a, write)
     raise by_code[-1](-1, "%s is not an array kc can use (no "
                       "__cuda_array_interface__, __array_interface__ or "
                       "__dlpack__)" % type(obj).__name__)
@@ -375,7 +433,7 @@ def zeros(shape, dtype=np.float64, space="host", label=None):
 
 def to_device(a, space="device", label=None):
     """A new kc.Array in `space` holding a copy of numpy array `a`."""
-    a = np.ascontiguousarray(a)
+    a = np.asarray(a, order="C")  # keeps a 0-d array 0-d
     out = Array(a.shape, a.dtype, space, label)
     return out.from_host(a)
 
@@ -402,8 +460,8 @@ class Mirror:
 
     def __init__(self, shape, dtype=np.float64, label=None):
         self.shape = _shape_tuple(shape)
-        self.dtype = np.dtype(dtype)
-        n = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        self.dtype = _kc_dtype(dtype)
+        n = _size_and_nbytes(self.shape, self.dtype)[1]
         m = ctypes.c_void_p()
         check(L.kc_mirror_create(ctypes.byref(m), n,
                                  label.encode() if label else None),
@@ -411,12 +469,17 @@ class Mirror:
         self._m = m.value
         self._session = _runtime.session_id()
         self.nbytes = L.kc_mirror_size(self._m)
-        host = L.kc_mirror_host(self._m)
-        self.host = np.ctypeslib.as_array(
-            (ctypes.c_char * max(n, 1)).from_address(host)).view(
-            np.uint8)[:n].view(self.dtype).reshape(self.shape)
+        self._hostp = L.kc_mirror_host(self._m)
         self.target = _View(L.kc_mirror_target(self._m), self.shape,
                             self.dtype, self)
+
+    @property
+    def host(self):
+        """The host side as a numpy array; it keeps the mirror alive (its
+        memory is gone once the mirror is destroyed explicitly)."""
+        self._live()
+        return _host_view(self._hostp, self.nbytes, self.shape, self.dtype,
+                          self)
 
     def modify_host(self):
         check(L.kc_mirror_modify_host(self._live()), "kc_mirror_modify_host")
@@ -479,8 +542,7 @@ class _View(Array):
     def __init__(self, ptr, shape, dtype, owner):
         self.shape, self.dtype, self.ptr, self._owner = shape, dtype, ptr, \
             owner
-        self.size = int(np.prod(shape, dtype=np.int64)) if shape else 1
-        self.nbytes = self.size * dtype.itemsize
+        self.size, self.nbytes = _size_and_nbytes(shape, dtype)
         self.label = None
         self._session = _runtime.session_id()
         self._freed = False

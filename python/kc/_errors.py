@@ -37,6 +37,7 @@ _ALSO = {"INVAL": ValueError, "NOMEM": MemoryError,
          "SIGNATURE": TypeError, "NOKERNEL": LookupError}
 
 by_code = {}
+by_name = {}  # "INVAL" -> kc.EINVAL, ...
 
 
 def _make_classes():
@@ -51,6 +52,7 @@ def _make_classes():
             "code": code, "name": name,
             "__doc__": _lib.lib.kc_strerror(code).decode()})
         by_code[code] = cls
+        by_name[short] = cls
         code -= 1
 
 

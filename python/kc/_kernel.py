@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _lib
 from . import _array
-from ._errors import check, by_code
+from ._errors import check, by_code, by_name
 
 L = _lib.lib
 AUTO = _lib.KC_AUTO
@@ -193,6 +193,14 @@ class Kernel:
     def _label(self, label):
         return label.encode() if label else None
 
+    def _no_functor(self, fs):
+        """The C launch calls take a functor of size 0 as 'none': a kernel
+        built for a functor would then read through NULL.  Refused here,
+        where the kernel's size is known."""
+        if fs == 0 and self.functor_size > 0:
+            raise _inval("kernel '%s' takes a %d-byte functor; none was "
+                         "given" % (self.name, self.functor_size))
+
     def for_(self, policy, functor=None, label=None):
         """kc_parallel_for; asynchronous on device backends (kc.fence())."""
         p = policy if type(policy) is _Policy else _policy(policy)
@@ -201,6 +209,7 @@ class Kernel:
                        _byref(p), _addressof(functor), _sizeof(functor))
         else:
             fp, fs, keep = _functor_bytes(functor)
+            self._no_functor(fs)
             rc = _pfor(label.encode() if label else None, self.handle,
                        _byref(p), fp, fs)
             del keep
@@ -229,11 +238,13 @@ class Kernel:
                          (self.name, self.kind))
         p = _policy(policy)
         fp, fs, keep = _functor_bytes(functor)
+        self._no_functor(fs)
         if out is not None:
             if not isinstance(out, _array.Array) or out.nbytes < \
                     self.value_size:
                 raise _inval("out must be a kc.Array of at least %d bytes" %
                              self.value_size)
+            out._live()  # a freed array's memory may be somebody else's
             check(L.kc_parallel_reduce(self._label(label), self.handle,
                                        ctypes.byref(p), fp, fs, out.ptr),
                   "kc_parallel_reduce")
@@ -266,13 +277,18 @@ class Kernel:
                          (self.name, self.kind))
         p = _policy(policy)
         fp, fs, keep = _functor_bytes(functor)
+        self._no_functor(fs)
+        dt = np.dtype(dtype) if dtype is not None else self.result_dtype
+        if dt is not None and dt.itemsize != self.value_size:
+            raise _inval("dtype %s has %d bytes; kernel '%s' scans values "
+                         "of %d bytes" % (dt, dt.itemsize, self.name,
+                                          self.value_size))
         buf = ctypes.create_string_buffer(max(self.value_size, 1))
         check(L.kc_parallel_scan(self._label(label), self.handle,
                                  ctypes.byref(p), fp, fs, buf),
               "kc_parallel_scan")
         del keep
         raw = buf.raw[:self.value_size]
-        dt = np.dtype(dtype) if dtype is not None else self.result_dtype
         if dt is None:
             return raw
         v = np.frombuffer(raw, dt)[0]
@@ -327,6 +343,7 @@ class _Launch:
 
     def __init__(self, k, p, functor, label):
         fp, fs, keep = _functor_bytes(functor)
+        k._no_functor(fs)
         self._keep = (k, p, keep)
         self._args = (ctypes.c_char_p(label.encode() if label else None),
                       ctypes.c_void_p(k.handle), ctypes.byref(p),
@@ -374,19 +391,59 @@ _registered = []
 
 class Library:
     """A shared library built by kcc, loaded; its kernels registered
-    themselves when it was loaded.  lib.kernel(name) or lib[name]."""
+    themselves when it was loaded.  lib.kernel(name) or lib[name]: only a
+    kernel this library defines, and only if its registration was not
+    refused (kernel names are global to the process: a second library
+    defining the same name, such as an edited source built again, has its
+    kernel refused, kc.EEXIST, and must not run the first one's)."""
 
     def __init__(self, path, cdll):
         self.path = path
         self.cdll = cdll
 
     def kernel(self, name):
-        return kernel(name)
+        # kcc's registration sets kc__kernel_<name> in the library to the
+        # handle it registered, and leaves it NULL when kc refused it.
+        try:
+            mine = ctypes.c_void_p.in_dll(self.cdll, "kc__kernel_" + name)
+        except ValueError:
+            raise by_name["NOKERNEL"](
+                by_name["NOKERNEL"].code,
+                "%s defines no kernel '%s'" % (self.path, name)) from None
+        if not mine.value:
+            raise by_name["EXIST"](
+                by_name["EXIST"].code,
+                "kernel '%s' of %s was refused when the library was "
+                "loaded: another library (%s) registered that name first; "
+                "kernel names are global to the process (rename the "
+                "kernel, or use the first library)" %
+                (name, self.path, _owner_of(name)))
+        k = kernel(name)
+        if k.handle != mine.value:
+            raise by_name["EXIST"](by_name["EXIST"].code,
+                                   "kernel '%s' of %s is not the one "
+                                   "registered" % (name, self.path))
+        return k
 
     __getitem__ = kernel
 
     def __repr__(self):
         return "kc.Library(%r)" % self.path
+
+
+def _owner_of(name):
+    """The library that registered kernel `name` first, if loaded here."""
+    h = ctypes.c_void_p()
+    if L.kc_kernel_get(name.encode(), ctypes.byref(h)) != 0:
+        return "unknown"
+    for lib in list(_loaded.values()):
+        try:
+            if ctypes.c_void_p.in_dll(lib.cdll, "kc__kernel_" +
+                                      name).value == h.value:
+                return lib.path
+        except ValueError:
+            pass
+    return "another object of this process"
 
 
 _loaded = {}

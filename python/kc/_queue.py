@@ -53,21 +53,30 @@ class Queue:
         p = _Policy()
         ctypes.pointer(p)[0] = policy
         p.queue = self._live()
+        # The policy holds the queue: a temporary Queue would otherwise be
+        # destroyed here, its handle left in the policy.
+        p._kc_queue = self
         return p
 
     def memcpy(self, dst, src, nbytes=None):
         """kc_memcpy_on: asynchronous on a device, ordered on this queue.
         dst and src are kc.Arrays, numpy / CuPy arrays or torch tensors;
         nbytes defaults to the smaller of the two."""
-        d, dn = _ptr_and_nbytes(dst)
+        d, dn = _ptr_and_nbytes(dst, write=True)
         s, sn = _ptr_and_nbytes(src)
         n = min(dn, sn) if nbytes is None else int(nbytes)
+        if n < 0 or n > dn or n > sn:
+            raise by_code[-1](-1, "kc.Queue.memcpy: %d bytes, but dst has %d "
+                              "and src %d" % (n, dn, sn))
         check(L.kc_memcpy_on(self._live(), d, s, n), "kc_memcpy_on")
 
     def memset(self, dst, value, nbytes=None):
         """kc_memset_on: fills bytes of dst with value on this queue."""
-        d, dn = _ptr_and_nbytes(dst)
+        d, dn = _ptr_and_nbytes(dst, write=True)
         n = dn if nbytes is None else int(nbytes)
+        if n < 0 or n > dn:
+            raise by_code[-1](-1, "kc.Queue.memset: %d bytes, but dst has %d"
+                              % (n, dn))
         check(L.kc_memset_on(self._live(), d, int(value), n), "kc_memset_on")
 
     def fence(self):

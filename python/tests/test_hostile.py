@@ -1,0 +1,182 @@
+"""What a careless or hostile Python user does: each case crashed the
+process, corrupted memory or gave a wrong answer before it was fixed (an
+outside review of the binding, 2026-11-27)."""
+
+import ctypes
+import gc
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import kc
+from conftest import Saxpy, Scan, XY
+
+
+def test_mirror_host_keeps_the_mirror_alive(session):
+    # The host array was a bare view: collecting the mirror freed the
+    # memory under it, and writing to it corrupted the heap.
+    m = kc.Mirror((1000,), np.float64)
+    h = m.host
+    del m
+    gc.collect()
+    info = kc.pointer_info(h)
+    assert info is not None and info["size"] == 8000
+    h[:] = 42
+    assert h.sum() == 42000
+    del h
+    gc.collect()
+
+
+def test_launch_without_a_functor_is_refused(lib, session):
+    # A functor of size 0 is "none" to the C calls, which then cannot
+    # compare sizes: the kernel read through NULL.
+    k = lib["pyk_saxpy"]
+    with pytest.raises(kc.EINVAL, match="takes a 24-byte functor; none"):
+        k(10)
+    with pytest.raises(kc.EINVAL, match="takes a 24-byte functor; none"):
+        k.for_(10, b"")
+    with pytest.raises(kc.EINVAL, match="none was given"):
+        k.bind(10)
+    with pytest.raises(kc.EINVAL, match="none was given"):
+        lib["pyk_dot"].reduce(10)
+    with pytest.raises(kc.EINVAL, match="none was given"):
+        lib["pyk_iscan"].scan(10)
+
+
+def test_object_dtypes_are_refused(session):
+    # Object references copied as bytes skip their reference counts (a
+    # double free when both copies die).
+    with pytest.raises(kc.EINVAL, match="Python objects"):
+        kc.to_device(np.array(["x" * 20] * 2, dtype=object))
+    with pytest.raises(kc.EINVAL, match="Python objects"):
+        kc.empty(3, object)
+    with pytest.raises(kc.EINVAL, match="Python objects"):
+        kc.Mirror(3, object)
+
+
+def test_queue_copy_is_bounded_by_both_arrays(session):
+    with kc.Queue() as q:
+        src = kc.Array(8)
+        dst = np.zeros(4)
+        with pytest.raises(kc.EINVAL, match="64 bytes, but dst has 32"):
+            q.memcpy(dst, src, 64)
+        with pytest.raises(kc.EINVAL):
+            q.memset(dst, 0, 33)
+        q.memcpy(dst, src, 32)
+        q.fence()
+
+
+def test_read_only_outputs_are_refused(session):
+    b = bytes(16)
+    a = kc.to_device(np.array([1.5, 2.5]))
+    with pytest.raises(kc.EINVAL, match="read-only"):
+        a.to_host(out=np.frombuffer(b, np.float64))
+    assert b == bytes(16)
+    ro = np.zeros(2)
+    ro.flags.writeable = False
+    with kc.Queue() as q:
+        with pytest.raises(kc.EINVAL, match="read-only"):
+            q.memcpy(ro, a)
+
+
+def test_reduce_into_a_freed_array_is_refused(lib, session):
+    x = kc.to_device(np.ones(100))
+    out = kc.Array(1)
+    out.free()
+    with pytest.raises(kc.ENOTKC):
+        lib["pyk_dot"].reduce(100, kc.struct(XY, x=x, y=x), out=out)
+    m = kc.Mirror(1)
+    t = m.target
+    m.destroy()
+    with pytest.raises(kc.ENOTKC):
+        lib["pyk_dot"].reduce(100, kc.struct(XY, x=x, y=x), out=t)
+
+
+def test_an_edited_kernel_built_again_is_refused_not_the_old_one(
+        session, tmp_path):
+    # Kernel names are global: the second library's kernel is refused when
+    # it loads, and asking it for the kernel returned the first one's code.
+    src = '#include <kc/kernel.h>\ntypedef struct { double *y; } F;\n' \
+        'KC_FOR(pyt_setk, F, f, i, { f->y[i] = %s; })\n'
+    v1, v2 = tmp_path / "v1.kc.c", tmp_path / "v2.kc.c"
+    v1.write_text(src % "1.0")
+    v2.write_text(src % "2.0")
+
+    class F(ctypes.Structure):
+        _fields_ = [("y", ctypes.c_void_p)]
+
+    y = kc.zeros(3, space="managed")
+    lib1 = kc.build(str(v1), cache=str(tmp_path))
+    lib1["pyt_setk"](3, kc.struct(F, y=y))
+    kc.fence()
+    assert list(np.asarray(y)) == [1, 1, 1]
+    lib2 = kc.build(str(v2), cache=str(tmp_path))
+    with pytest.raises(kc.EEXIST, match="refused when the library was "
+                       "loaded"):
+        lib2["pyt_setk"]
+    with pytest.raises(kc.ENOKERNEL, match="defines no kernel"):
+        lib1["pyk_saxpy"]
+
+
+def test_a_policy_keeps_its_queue(lib, session):
+    # The policy held only the queue's address: the temporary Queue was
+    # destroyed at once, and a later queue could take its handle.
+    p = kc.Queue().on(16)
+    gc.collect()
+    q2 = kc.Queue()
+    assert p.queue != q2.handle
+    x = kc.to_device(np.arange(16, dtype=np.float32))
+    y = kc.to_device(np.zeros(16, dtype=np.float32))
+    lib["pyk_saxpy"].for_(p, kc.struct(Saxpy, a=1.0, x=x, y=y))
+    kc.fence()
+    assert np.array_equal(y.to_host(), np.arange(16, dtype=np.float32))
+    q2.destroy()
+
+
+def test_structured_dtypes_with_padding_come_back_exactly(session):
+    dt = np.dtype([("x", np.int8), ("y", np.float64)], align=True)
+    e = kc.empty(2, dt)
+    assert e.dtype == dt
+    e[0] = (1, 2.0)
+    e[1] = (3, 4.0)
+    assert e["y"].sum() == 6.0
+    m = kc.Mirror(2, dt)
+    assert m.host.dtype == dt
+    m.destroy()
+
+
+def test_dlpack_refuses_what_it_cannot_describe(session):
+    if session.backend == "cuda":
+        pytest.skip("host memory only")
+    a = kc.to_device(np.arange(4, dtype=">f8"), space="host")
+    with pytest.raises(BufferError, match="byte order"):
+        a.__dlpack__()
+    b = kc.to_device(np.zeros(2, dtype=np.longdouble), space="host")
+    with pytest.raises(BufferError):
+        b.__dlpack__()
+
+
+def test_huge_shapes_are_refused_not_wrapped(session):
+    # numpy's int64 product wrapped to 0, and ctypes cut a size over 2**64.
+    with pytest.raises(kc.ENOMEM, match="more than any allocation"):
+        kc.Array((2**32, 2**32), np.uint8)
+    with pytest.raises(kc.ENOMEM, match="more than any allocation"):
+        kc.Array((2**61 + 1,), np.float64)
+    with pytest.raises(kc.ENOMEM):
+        kc.Mirror((2**40, 2**40), np.float64)
+
+
+def test_small_conversions(lib, session):
+    # A 0-d array stays 0-d; a scan's dtype must have the value's size;
+    # to_host into another dtype is refused rather than copied as bits.
+    assert kc.to_device(np.float64(3.5)).shape == ()
+    n = 10
+    dx = kc.to_device(np.arange(1, n + 1, dtype=np.int64))
+    dout = kc.Array(n, np.int64)
+    with pytest.raises(kc.EINVAL, match="scans values of 8 bytes"):
+        lib["pyk_iscan"].scan(n, kc.struct(Scan, inp=dx, out=dout),
+                              dtype=np.float32)
+    with pytest.raises(kc.EINVAL, match="dtype"):
+        kc.to_device(np.ones(2)).to_host(out=np.zeros(2, np.int64))
