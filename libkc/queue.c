@@ -45,10 +45,10 @@
 struct kc_queue {
   _Atomic unsigned magic;
   int device;
-  unsigned instance; /* 2, 3, ...: the Kokkos Tools instance (profiling.h) */
-  unsigned pins;     /* tool fences in progress (under qlock) */
-  void *bq;          /* the backend's queue (queue slots), or NULL */
-  kc_queue *next;    /* all queues ever made (live or on the free list) */
+  unsigned instance;   /* 2, 3, ...: the Kokkos Tools instance (profiling.h) */
+  unsigned pins;       /* tool fences in progress (under qlock) */
+  void *bq;            /* the backend's queue (queue slots), or NULL */
+  kc_queue *next;      /* all queues ever made (live or on the free list) */
   kc_queue *next_dead; /* the dead FIFO (under qlock) */
 };
 
@@ -585,8 +585,8 @@ int kc_event_wait(kc_queue *q, kc_event *e) {
   /* Without a backend event, recorded events are complete
    * (kc_event_record fenced). */
   if (e->be && (rc = EVENT_SLOT_OK(in, "kc_event_wait")) == 0)
-    BACKEND(rc = KC__SLOT(kc__rt.ops->event_wait(
-                kc__rt.state, kc__queue_backend(q), e->be)));
+    BACKEND(rc = KC__SLOT(kc__rt.ops->event_wait(kc__rt.state,
+                                                 kc__queue_backend(q), e->be)));
   leave_nowait(in);
   return rc;
 }
@@ -643,8 +643,9 @@ int kc_event_elapsed(kc_event *start, kc_event *end, double *ms) {
   const double t = end->t_ms - start->t_ms;
   pthread_mutex_unlock(&qlock);
   if (!recorded)
-    rc = kc__error(KC_EINVAL, "kc_event_elapsed: the %s event was never "
-                              "recorded",
+    rc = kc__error(KC_EINVAL,
+                   "kc_event_elapsed: the %s event was never "
+                   "recorded",
                    never);
   else if (!start->be || !end->be)
     *ms = t;

@@ -686,8 +686,8 @@ static void *record_shared(void *arg) {
   kc_event *e = arg;
   double ms = 0;
   for (int k = 0; k < 2000; k++) {
-    if (kc_event_record(e, NULL) != 0 ||
-        kc_event_elapsed(e, e, &ms) != 0 || ms != 0)
+    if (kc_event_record(e, NULL) != 0 || kc_event_elapsed(e, e, &ms) != 0 ||
+        ms != 0)
       return (void *)1;
   }
   return NULL;
