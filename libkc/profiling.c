@@ -311,9 +311,16 @@ static int tool_load(struct tool *t, const char *path, const char *var) {
   /* A path (not a name dlopen() looks up) is checked as a plugin is: a
    * FIFO would block dlopen() for ever, a truncated file kill the process
    * with SIGBUS.  The reason goes to stderr; kc_init goes on without it. */
-  if (strchr(path, '/') && kc__check_library(path) < 0) {
-    fprintf(stderr, "kc: cannot load tool library (from %s): %s\n", var,
-            kc_last_error());
+  if (strchr(path, '/') && access(path, F_OK) == 0 &&
+      kc__check_library(path) < 0) {
+    /* The check's detail is "cannot load PATH: why". */
+    const char *why = kc_last_error();
+    size_t n = strlen(path);
+    if (strncmp(why, "cannot load ", 12) == 0 &&
+        strncmp(why + 12, path, n) == 0 && strncmp(why + 12 + n, ": ", 2) == 0)
+      why += 12 + n + 2;
+    fprintf(stderr, "kc: cannot load tool library '%s' (from %s): %s\n", path,
+            var, why);
     kc__error(0, "%s", "");
     free(named);
     return -1;
