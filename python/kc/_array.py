@@ -205,8 +205,11 @@ class Array:
         return self
 
     def fill_bytes(self, value):
-        """Sets every byte to `value` (kc_memset)."""
+        """Sets every byte to `value` (kc_memset): -128 to 255."""
         self._live()
+        if not -128 <= int(value) <= 255:
+            raise by_code[-1](-1, "fill_bytes: %d is not a byte value" %
+                              int(value))
         check(L.kc_memset(self.ptr, int(value), self.nbytes), "kc_memset")
         return self
 

@@ -30,6 +30,15 @@ class Error(Exception):
             text = call + ": " + text
         super().__init__(text)
 
+    def __reduce__(self):
+        # The classes are made at import (not module attributes by name):
+        # pickle and copy rebuild an exception from its code.
+        return (_rebuild, (self.code, self.detail, self.call))
+
+
+def _rebuild(code, detail, call):
+    return by_code.get(code, Error)(code, detail, call)
+
 
 # Python exceptions a kc code also is, so that ordinary handlers work.
 _ALSO = {"INVAL": ValueError, "NOMEM": MemoryError,

@@ -28,6 +28,12 @@ _SIG = {"p": ctypes.c_void_p, "i": ctypes.c_int32, "I": ctypes.c_uint32,
         "l": ctypes.c_int64, "L": ctypes.c_uint64, "f": ctypes.c_float,
         "d": ctypes.c_double}
 
+# ctypes cuts an integer to its type silently: the signature letters'
+# ranges are checked instead.
+_INT_RANGE = {ctypes.c_int32: (-2**31, 2**31 - 1), ctypes.c_uint32: (0, 2**32 - 1),
+              ctypes.c_int64: (-2**63, 2**63 - 1),
+              ctypes.c_uint64: (0, 2**64 - 1)}
+
 STATIC, DYNAMIC = 0, 1
 _FOR_KINDS = (FOR, MDFOR, TEAM)
 
@@ -310,6 +316,12 @@ class Kernel:
         for t, a in zip(self._argtypes, args):
             if t is ctypes.c_void_p and not isinstance(a, (int, type(None))):
                 a = _array.data_ptr(a)
+            elif t in _INT_RANGE:
+                lo, hi = _INT_RANGE[t]
+                if not lo <= int(a) <= hi:
+                    raise _inval("argument %d of kernel '%s' is %d, outside "
+                                 "its C type's range [%d, %d]" %
+                                 (len(vals) + 1, self.name, int(a), lo, hi))
             vals.append(t(a))
         argv = (ctypes.c_void_p * max(len(vals), 1))(
             *[ctypes.addressof(v) for v in vals])

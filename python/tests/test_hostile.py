@@ -180,3 +180,30 @@ def test_small_conversions(lib, session):
                               dtype=np.float32)
     with pytest.raises(kc.EINVAL, match="dtype"):
         kc.to_device(np.ones(2)).to_host(out=np.zeros(2, np.int64))
+
+
+def test_integers_are_not_cut_to_their_c_type(lib, session):
+    # ctypes cut 2**40 to 0 for a C int and a byte value.
+    with pytest.raises(kc.EINVAL, match="not a byte value"):
+        kc.Array(4).fill_bytes(2**40)
+    if session.backend == "cuda":
+        pytest.skip("the CALL kernel below is host-only")
+    # Registered with an int argument; the range check refuses the call
+    # before anything reaches the C function.
+    k = kc.register_call("pyt_intarg", lib.cdll.pyk_scale, "pi")
+    x = kc.empty(4, np.float64)
+    with pytest.raises(kc.EINVAL, match="outside its C type's range"):
+        k(4, x, 2**40)
+    with pytest.raises(kc.EINVAL, match="outside"):
+        k(4, x, -2**31 - 1)
+
+
+def test_errors_pickle_and_copy(session):
+    import copy
+    import pickle
+    try:
+        kc.Array(-1)
+    except kc.EINVAL as e:
+        for again in (pickle.loads(pickle.dumps(e)), copy.copy(e)):
+            assert type(again) is type(e) and again.code == e.code
+            assert str(again) == str(e)
