@@ -11,8 +11,15 @@
  *
  * Nothing is dlopen()ed blindly: the file is first opened without blocking
  * and its ELF layout checked (loader-elf.c), since the dynamic loader
- * faults on a truncated file and blocks on a FIFO.  Settings and paths are
- * held in allocated memory, whatever their length.
+ * faults on a truncated file, maps overlapping segments over other
+ * libraries and blocks on a FIFO.  What lies past the layout (relocations,
+ * the dynamic symbol table) is dlopen()'s to judge: a file corrupt there
+ * can still crash inside the dynamic loader, and an entry symbol of type
+ * GNU_IFUNC runs its resolver inside dlsym().  The file is opened again
+ * by dlopen(), so a file replaced between the check and the load is not
+ * checked (whoever can replace plugin files can run code anyway).
+ * Settings and paths are held in allocated memory, whatever their
+ * length.
  */
 #include <config.h>
 

@@ -39,7 +39,8 @@ typedef struct kc__plugin_report {
 /* Calls cb once per file named libkc-*.so in the search directories, in
  * search order (files sorted by name within a directory), after checking it
  * exactly as kc_init would (file layout, dlopen, entry symbol, ABI, name,
- * probe; a broken file is reported, never loaded blindly).  The
+ * probe; a file whose layout is broken is reported, not loaded; what lies
+ * past the layout, relocations and symbols, is dlopen()'s to judge).  The
  * report is valid during the call only.  Returns the number of files. */
 KC_API int kc__plugin_list(void (*cb)(const kc__plugin_report *r, void *arg),
                            void *arg);
