@@ -178,6 +178,79 @@ one_case '$(touch PWNED-d) `touch PWNED-e` $HOME;&' "n${nl}l.kc.c"
 one_case "new${nl}line" -lead.kc.c
 one_case -dash 'x;y|z&.kc.c'
 
+# Options and outputs a user gets wrong (an outside review, 2026-11-27).
+mkdir -p opts/inc && cd opts || exit 99
+cat >k.kc.c <<'EOF'
+#include <kc/kernel.h>
+#include <myh.h>
+KC_FOR(ok_fill, ok_f, f, i, f->out[i] = MYVAL)
+EOF
+printf '#define MYVAL 42\ntypedef struct { long *out; } ok_f;\n' >inc/myh.h
+sed 's/hk_fill/ok_fill/; s/hk_f/ok_f/g' ../main.c >m.c
+PATH=$work/bin:$PATH
+export PATH
+# -o naming the source: it was overwritten (link mode, --ptx) with exit 0.
+cp k.kc.c same.kc.c
+if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc same.kc.c -o same.kc.c \
+  -L"$KC_LIBDIR" -lkc 2>err; then
+  fail "kcc linked over its own source"
+elif ! cmp -s k.kc.c same.kc.c; then
+  fail "kcc -o SOURCE changed the source"
+elif grep -q "is the input" err; then
+  ok "-o naming the source is refused, the source kept"
+else
+  cat err
+  fail "-o naming the source: no clear error"
+fi
+if KC_NVCC=nvcc $KCC --ptx $KC_CPPFLAGS -Iinc same.kc.c -o same.kc.c 2>err ||
+  ! cmp -s k.kc.c same.kc.c; then
+  fail "kcc --ptx -o SOURCE overwrote or accepted it"
+else
+  ok "--ptx -o naming the source is refused"
+fi
+# -x c before a .kc.c in link mode: gcc read kcc's object as C.
+if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc -x c m.c k.kc.c -o xc \
+  -L"$KC_LIBDIR" -lkc -lm 2>err && test "$(./xc)" = out=42; then
+  ok "-x c before a .kc.c links"
+else
+  head -n 5 err
+  fail "-x c before a .kc.c"
+fi
+# Long options reach the C compiler: a misspelt kcc option is an error
+# there (with no .kc.c among the inputs it was dropped silently), --param
+# with its value is kept.
+printf 'int main(void) { return 0; }\n' >plain.c
+if KC_NVCC=nvcc $KCC --no-ptxx plain.c -o typo 2>err; then
+  fail "a misspelt long option was ignored"
+else
+  ok "a misspelt long option is reported"
+fi
+if KC_NVCC=nvcc $KCC --param max-inline-insns-single=100 $KC_CPPFLAGS -Iinc \
+  m.c k.kc.c -o param -L"$KC_LIBDIR" -lkc -lm 2>err &&
+  test "$(./param)" = out=42; then
+  ok "--param VALUE in link mode"
+else
+  head -n 5 err
+  fail "--param VALUE in link mode"
+fi
+# -isystemDIR (joined) reaches the PTX compiler as -isystem DIR.
+if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -isysteminc -c k.kc.c -o isys.o 2>err; then
+  ok "-isystemDIR reaches both passes"
+else
+  cat err
+  fail "-isystemDIR did not reach the PTX compiler"
+fi
+# A missing source is said to be missing, not blamed on the PTX compiler.
+if KC_NVCC=nvcc $KCC -c nope.kc.c 2>err; then
+  fail "a missing source compiled"
+elif grep -q "no such file" err; then
+  ok "a missing source is named"
+else
+  cat err
+  fail "a missing source: no clear error"
+fi
+cd "$work" || exit 99
+
 pwned=$(find "$work" -name 'PWNED*' | tr '\n' ' ')
 if test -n "$pwned"; then
   fail "a name reached a shell: $pwned"
