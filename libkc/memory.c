@@ -10,6 +10,7 @@
  */
 #include <config.h>
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,6 +428,13 @@ static int copy(const char *fn, void *bq, void *dst, const void *src,
   KC__CHECK_INIT(fn);
   if (bytes == 0)
     return 0;
+  /* No object is that large: a negative size converted (Fortran's
+   * c_size_t is signed) reached memmove between host arrays. */
+  if (bytes > (size_t)PTRDIFF_MAX)
+    return kc__error(KC_EINVAL,
+                     "%s: %zu bytes is more than any object holds (a "
+                     "negative size?)",
+                     fn, bytes);
   if (!dst || !src)
     return kc__error(KC_EINVAL, "%s: %s is NULL with %zu bytes to copy", fn,
                      dst ? "src" : "dst", bytes);
@@ -450,6 +458,11 @@ int kc__memset(const char *fn, void *bq, void *p, int value, size_t bytes) {
   KC__CHECK_INIT(fn);
   if (bytes == 0)
     return 0;
+  if (bytes > (size_t)PTRDIFF_MAX)
+    return kc__error(KC_EINVAL,
+                     "%s: %zu bytes is more than any object holds (a "
+                     "negative size?)",
+                     fn, bytes);
   if (!p)
     return kc__error(KC_EINVAL, "%s: p is NULL with %zu bytes to set", fn,
                      bytes);

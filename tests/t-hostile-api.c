@@ -223,6 +223,15 @@ static int case_memory(void *arg) {
   info.struct_size = SIZE_MAX; /* a newer caller: gets what kc has */
   KC_CHECK_OK(kc_get_info(&info));
   KC_CHECK_ERR(kc_malloc(NULL, 8, KC_SPACE_HOST, NULL), KC_EINVAL);
+  /* A negative size made unsigned (Fortran's c_size_t is signed), between
+   * two host arrays kc did not allocate: it reached memmove (SIGSEGV). */
+  char other[64];
+  KC_CHECK_ERR(kc_memcpy(other, host, (size_t)-8), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "negative size");
+  KC_CHECK_ERR(kc_memcpy_async(other, host, (size_t)PTRDIFF_MAX + 1),
+               KC_EINVAL);
+  KC_CHECK_ERR(kc_memset(other, 0, (size_t)-8), KC_EINVAL);
+  KC_CHECK_ERR(kc_memcpy_on(NULL, other, host, (size_t)-8), KC_EINVAL);
   KC_CHECK_ERR(kc_malloc(&p, 8, (kc_space)-1, NULL), KC_EINVAL);
   KC_CHECK_ERR(kc_malloc(&p, 8, KC_SPACE_COUNT, NULL), KC_EINVAL);
   KC_CHECK_ERR(kc_malloc(&p, 8, (kc_space)INT_MAX, NULL), KC_EINVAL);
