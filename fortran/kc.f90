@@ -775,6 +775,50 @@ contains
     end if
   end subroutine check
 
+  !> A failure the binding finds itself (kc_last_error() is not about it):
+  !> stat = code, or the message and error stop.
+  subroutine fail_here(code, what, detail, stat)
+    integer(c_int), intent(in) :: code
+    character(*), intent(in) :: what, detail
+    integer, intent(out), optional :: stat
+    if (present(stat)) then
+      stat = int(code)
+    else
+      write (error_unit, '(7a)') 'kc: ', what, ' failed: ', &
+        kc_strerror(code), ' (', detail, ')'
+      error stop
+    end if
+  end subroutine fail_here
+
+  !> .false. when `p` lies in a kc allocation that the array (`nbytes`,
+  !> `contiguous`) does not cover exactly: kc_free would free all of it
+  !> through a pointer to a part (memory that is not kc's is left to
+  !> kc_free to refuse).
+  logical function whole_alloc(p, nbytes, contiguous)
+    type(c_ptr), intent(in) :: p
+    integer(c_size_t), intent(in) :: nbytes
+    logical, intent(in) :: contiguous
+    type(kc_alloc_info) :: ai
+    whole_alloc = .true.
+    if (c_kc_pointer_info(p, ai) /= 0) return
+    whole_alloc = contiguous .and. c_associated(ai%base, p) .and. &
+      ai%size == nbytes
+  end function whole_alloc
+
+  !> .true. when a typed result of `nbytes` holds the kernel's value (kc writes
+  !> the kernel's whole value through its address); a kernel that cannot be
+  !> described is left to the launch to refuse.
+  logical function result_fits(kernel, nbytes)
+    type(kc_kernel), intent(in) :: kernel
+    integer(c_size_t), intent(in) :: nbytes
+    type(kc_kernel_desc) :: d
+    d%struct_size = c_sizeof(d)
+    result_fits = .true.
+    if (.not. c_associated(kernel%ptr)) return
+    if (c_kc_kernel_describe(kernel%ptr, d) /= 0) return
+    result_fits = c_kc_reducer_value_size(d%reducer) == nbytes
+  end function result_fits
+
   ! ------------------------------------------------------------ runtime
 
   !> Loads and initialises the backend (KC_BACKEND); reference counted.
@@ -1253,6 +1297,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_float), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(result))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_r4
@@ -1266,6 +1315,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_double), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(result))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_r8
@@ -1279,6 +1333,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int32_t), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(result))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_i4
@@ -1292,6 +1351,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int64_t), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(result))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_i8
@@ -1305,6 +1369,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_int32), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(result))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_i4
@@ -1318,6 +1387,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_int64), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(result))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_i8
@@ -1331,6 +1405,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_float), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(result))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_r4
@@ -1344,6 +1423,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_double), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(result))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_r8
@@ -1369,6 +1453,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_float), intent(inout), target :: total
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(total))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_scan', 'the total variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_r4
@@ -1382,6 +1471,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_double), intent(inout), target :: total
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(total))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_scan', 'the total variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_r8
@@ -1395,6 +1489,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int32_t), intent(inout), target :: total
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(total))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_scan', 'the total variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_i4
@@ -1408,6 +1507,11 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int64_t), intent(inout), target :: total
     integer, intent(out), optional :: stat
+    if (.not. result_fits(kernel, c_sizeof(total))) then
+      call fail_here(KC_EINVAL, 'kc_parallel_scan', 'the total variable''s ' // &
+        'type does not hold the kernel''s value', stat)
+      return
+    end if
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_i8
@@ -1482,7 +1586,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_r4_1
@@ -1506,7 +1618,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_r4_2
@@ -1530,7 +1650,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_r4_3
@@ -1554,7 +1682,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_r8_1
@@ -1578,7 +1714,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_r8_2
@@ -1602,7 +1746,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_r8_3
@@ -1626,7 +1778,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_i4_1
@@ -1650,7 +1810,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_i4_2
@@ -1674,7 +1842,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_i4_3
@@ -1698,7 +1874,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_i8_1
@@ -1722,7 +1906,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_i8_2
@@ -1746,7 +1938,15 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: rc
     rc = 0
-    if (associated(a)) rc = c_kc_free(c_loc(a))
+    if (associated(a)) then
+      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
+          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
+        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
+          'addresses part of a kc_allocate array, not all of it', stat)
+        return
+      end if
+      rc = c_kc_free(c_loc(a))
+    end if
     if (rc == 0) nullify(a)
     call check(rc, 'kc_deallocate', stat)
   end subroutine kc_deallocate_i8_3

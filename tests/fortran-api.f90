@@ -321,7 +321,7 @@ contains
   ! Every specific of kc_allocate, kc_deallocate and kc_bytes.
   subroutine test_allocate()
     real(c_float), pointer :: r4a(:), r4b(:, :), r4c(:, :, :)
-    real(c_double), pointer :: r8a(:), r8b(:, :), r8c(:, :, :)
+    real(c_double), pointer :: r8a(:), r8b(:, :), r8c(:, :, :), r8p(:)
     integer(c_int32_t), pointer :: i4a(:), i4b(:, :), i4c(:, :, :)
     integer(c_int64_t), pointer :: i8a(:), i8b(:, :), i8c(:, :, :)
 
@@ -390,6 +390,20 @@ contains
     call expect_eq(st, 0, 'kc_deallocate of a zero-size allocation')
     call kc_deallocate(r8a, st) ! disassociated: a no-op
     call expect_eq(st, 0, 'kc_deallocate of a disassociated pointer')
+    ! A pointer to part of a kc_allocate array: kc_free freed all of it,
+    ! leaving the whole array's pointer dangling.  Refused; the whole one
+    ! is freed as usual.
+    call kc_allocate(r8a, [100], KC_SPACE_HOST, 'part')
+    r8p => r8a(1:10)
+    call kc_deallocate(r8p, st)
+    call expect_eq(st, int(KC_EINVAL), 'kc_deallocate of a part')
+    call expect(associated(r8p), 'a refused kc_deallocate keeps the pointer')
+    r8p => r8a(1:100:2)
+    call kc_deallocate(r8p, st)
+    call expect_eq(st, int(KC_EINVAL), 'kc_deallocate of a strided section')
+    r8a = 2
+    call kc_deallocate(r8a, st)
+    call expect_eq(st, 0, 'kc_deallocate of the whole array')
 
     ! More bytes than size_t holds (2^67, which wraps around to 0 in 64
     ! bits): kc must refuse, not allocate nothing.
@@ -603,6 +617,19 @@ contains
     call kc_parallel_reduce('empty', k, kc_range(3, 3), c_loc(f), &
       c_sizeof(f), sl)
     call expect_eq(sl, 0_c_int64_t, 'sum over an empty range')
+    ! A result whose type is not the kernel's value: kc wrote the kernel's
+    ! whole value through its address (a wrong value, or the memory after a
+    ! smaller variable overwritten) with stat 0.
+    call kc_kernel_get('ft_sum_i', k)
+    sl = -1
+    call kc_parallel_reduce('sum', k, p, c_loc(f), c_sizeof(f), sl, st)
+    call expect_eq(st, int(KC_EINVAL), 'int64 result of an int32 reduction')
+    call expect_eq(sl, -1_c_int64_t, 'int64 result left as it was')
+    call kc_kernel_get('ft_sum_d', k)
+    sf = 42
+    call kc_parallel_reduce('sum', k, p, c_loc(f), c_sizeof(f), sf, st)
+    call expect_eq(st, int(KC_EINVAL), 'float result of a double reduction')
+    call expect_near(real(sf, c_double), 42.0_c_double, 'float left as it was')
 
     hi = int(hx, c_int32_t) - 50
     hl = int(hx, c_int64_t) * 3
