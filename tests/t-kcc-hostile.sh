@@ -191,8 +191,8 @@ PATH=$work/bin:$PATH
 export PATH
 # -o naming the source: it was overwritten (link mode, --ptx) with exit 0.
 cp k.kc.c same.kc.c
-if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc same.kc.c -o same.kc.c \
-  -L"$KC_LIBDIR" -lkc 2>err; then
+if KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS -Iinc \
+  same.kc.c -o same.kc.c -L"$KC_LIBDIR" -lkc 2>err; then
   fail "kcc linked over its own source"
 elif ! cmp -s k.kc.c same.kc.c; then
   fail "kcc -o SOURCE changed the source"
@@ -209,7 +209,8 @@ else
   ok "--ptx -o naming the source is refused"
 fi
 # -x c before a .kc.c in link mode: gcc read kcc's object as C.
-if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc -x c m.c k.kc.c -o xc \
+if KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS -Iinc \
+  -x c m.c k.kc.c -o xc \
   -L"$KC_LIBDIR" -lkc -lm 2>err && test "$(./xc)" = out=42; then
   ok "-x c before a .kc.c links"
 else
@@ -225,8 +226,9 @@ if KC_NVCC=nvcc $KCC --no-ptxx plain.c -o typo 2>err; then
 else
   ok "a misspelt long option is reported"
 fi
-if KC_NVCC=nvcc $KCC --param max-inline-insns-single=100 $KC_CPPFLAGS -Iinc \
-  m.c k.kc.c -o param -L"$KC_LIBDIR" -lkc -lm 2>err &&
+if KC_NVCC=nvcc $KCC --param max-inline-insns-single=100 $KC_BUILD_CFLAGS \
+  $KC_BUILD_LDFLAGS $KC_CPPFLAGS -Iinc m.c k.kc.c -o param \
+  -L"$KC_LIBDIR" -lkc -lm 2>err &&
   test "$(./param)" = out=42; then
   ok "--param VALUE in link mode"
 else
