@@ -790,34 +790,41 @@ contains
     end if
   end subroutine fail_here
 
-  !> .false. when `p` lies in a kc allocation that the array (`nbytes`,
-  !> `contiguous`) does not cover exactly: kc_free would free all of it
-  !> through a pointer to a part (memory that is not kc's is left to
-  !> kc_free to refuse).
-  logical function whole_alloc(p, nbytes, contiguous)
+  !> .true., after fail_here, when `p` lies in a kc allocation that the
+  !> array (`nbytes`, `contiguous`) does not cover exactly: kc_free would
+  !> free all of it through a pointer to a part (memory that is not kc's is
+  !> left to kc_free to refuse).
+  logical function part_of_array(p, nbytes, contiguous, stat)
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: nbytes
     logical, intent(in) :: contiguous
+    integer, intent(out), optional :: stat
     type(kc_alloc_info) :: ai
-    whole_alloc = .true.
+    part_of_array = .false.
     if (c_kc_pointer_info(p, ai) /= 0) return
-    whole_alloc = contiguous .and. c_associated(ai%base, p) .and. &
-      ai%size == nbytes
-  end function whole_alloc
+    part_of_array = .not. (contiguous .and. c_associated(ai%base, p) .and. &
+      ai%size == nbytes)
+    if (part_of_array) call fail_here(KC_EINVAL, 'kc_deallocate', &
+      'the pointer addresses part of a kc_allocate array, not all of it', stat)
+  end function part_of_array
 
-  !> .true. when a typed result of `nbytes` holds the kernel's value (kc writes
-  !> the kernel's whole value through its address); a kernel that cannot be
-  !> described is left to the launch to refuse.
-  logical function result_fits(kernel, nbytes)
+  !> .true., after fail_here, when a typed result of `nbytes` does not hold
+  !> the kernel's value (kc writes the kernel's whole value through its
+  !> address); a kernel that cannot be described is left to the launch.
+  logical function wrong_result(kernel, nbytes, what, stat)
     type(kc_kernel), intent(in) :: kernel
     integer(c_size_t), intent(in) :: nbytes
+    character(*), intent(in) :: what
+    integer, intent(out), optional :: stat
     type(kc_kernel_desc) :: d
     d%struct_size = c_sizeof(d)
-    result_fits = .true.
+    wrong_result = .false.
     if (.not. c_associated(kernel%ptr)) return
     if (c_kc_kernel_describe(kernel%ptr, d) /= 0) return
-    result_fits = c_kc_reducer_value_size(d%reducer) == nbytes
-  end function result_fits
+    wrong_result = c_kc_reducer_value_size(d%reducer) /= nbytes
+    if (wrong_result) call fail_here(KC_EINVAL, what, 'the result ' // &
+      'variable''s type does not hold the kernel''s value', stat)
+  end function wrong_result
 
   ! ------------------------------------------------------------ runtime
 
@@ -1297,11 +1304,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_float), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(result))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_r4
@@ -1315,11 +1318,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_double), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(result))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_r8
@@ -1333,11 +1332,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int32_t), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(result))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_i4
@@ -1351,11 +1346,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int64_t), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(result))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_i8
@@ -1369,11 +1360,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_int32), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(result))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_i4
@@ -1387,11 +1374,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_int64), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(result))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_i8
@@ -1405,11 +1388,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_float), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(result))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_r4
@@ -1423,11 +1402,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_double), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(result))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_reduce', 'the result variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_r8
@@ -1453,11 +1428,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_float), intent(inout), target :: total
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(total))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_scan', 'the total variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', stat)) return
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_r4
@@ -1471,11 +1442,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_double), intent(inout), target :: total
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(total))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_scan', 'the total variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', stat)) return
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_r8
@@ -1489,11 +1456,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int32_t), intent(inout), target :: total
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(total))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_scan', 'the total variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', stat)) return
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_i4
@@ -1507,11 +1470,7 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int64_t), intent(inout), target :: total
     integer, intent(out), optional :: stat
-    if (.not. result_fits(kernel, c_sizeof(total))) then
-      call fail_here(KC_EINVAL, 'kc_parallel_scan', 'the total variable''s ' // &
-        'type does not hold the kernel''s value', stat)
-      return
-    end if
+    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', stat)) return
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_i8
@@ -1587,12 +1546,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
@@ -1619,12 +1574,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
@@ -1651,12 +1602,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
@@ -1683,12 +1630,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
@@ -1715,12 +1658,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
@@ -1747,12 +1686,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
@@ -1779,12 +1714,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
@@ -1811,12 +1742,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
@@ -1843,12 +1770,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
@@ -1875,12 +1798,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
@@ -1907,12 +1826,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
@@ -1939,12 +1854,8 @@ contains
     integer(c_int) :: rc
     rc = 0
     if (associated(a)) then
-      if (.not. whole_alloc(c_loc(a), size(a, kind=c_size_t) * &
-          int(storage_size(a) / 8, c_size_t), is_contiguous(a))) then
-        call fail_here(KC_EINVAL, 'kc_deallocate', 'the pointer ' // &
-          'addresses part of a kc_allocate array, not all of it', stat)
-        return
-      end if
+      if (part_of_array(c_loc(a), size(a, kind=c_size_t) * &
+        int(storage_size(a) / 8, c_size_t), is_contiguous(a), stat)) return
       rc = c_kc_free(c_loc(a))
     end if
     if (rc == 0) nullify(a)
