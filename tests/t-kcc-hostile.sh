@@ -51,6 +51,10 @@ while test $# -gt 0; do
   -x) shift ;;
   -ptx | -arch=*) ;;
   -o) out=$2; shift ;;
+  -Xcompiler)
+    # Its value is a comma-separated list of host compiler arguments.
+    for x in $(printf '%s\n' "$2" | tr ',' ' '); do line="$line \"$x\""; done
+    shift ;;
   *) line="$line \"$1\"" ;;
   esac
   shift
@@ -187,6 +191,7 @@ KC_FOR(ok_fill, ok_f, f, i, f->out[i] = MYVAL)
 EOF
 printf '#define MYVAL 42\ntypedef struct { long *out; } ok_f;\n' >inc/myh.h
 sed 's/hk_fill/ok_fill/; s/hk_f/ok_f/g' ../main.c >m.c
+saved_path=$PATH
 PATH=$work/bin:$PATH
 export PATH
 # -o naming the source: it was overwritten (link mode, --ptx) with exit 0.
@@ -242,6 +247,40 @@ else
   cat err
   fail "-isystemDIR did not reach the PTX compiler"
 fi
+# -iquote and -idirafter (separate and joined) reach the device pass too:
+# nvcc has neither, so they go to its host preprocessing (-Xcompiler).
+mkdir -p q1 q2 'q,3'
+printf '#define MYQ 1\n' >q1/myq.h
+printf '#define MYA 2\n' >q2/mya.h
+printf '#define MYC 3\n' >'q,3/myc.h'
+cat >iq.kc.c <<'EOF'
+#include <kc/kernel.h>
+#include "myq.h"
+#include <mya.h>
+#include "myc.h"
+typedef struct { long *out; } iq_f;
+KC_FOR(iq_fill, iq_f, f, i, f->out[i] = MYQ + MYA + MYC)
+EOF
+for form in "-iquote q1 -idirafter q2 -iquote q,3" \
+  "-iquoteq1 -idirafterq2 -iquoteq,3"; do
+  # shellcheck disable=SC2086
+  if KC_NVCC=nvcc $KCC $KC_CPPFLAGS $form -c iq.kc.c -o iq.o 2>err; then
+    ok "$form reach both passes"
+  else
+    cat err
+    fail "$form did not reach the PTX compiler"
+  fi
+  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+    # shellcheck disable=SC2086
+    if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS $form -c iq.kc.c \
+      -o iq.o 2>err; then
+      ok "$form: compiled with $KC_NVCC"
+    else
+      cat err
+      fail "$form: kcc -c with $KC_NVCC failed"
+    fi
+  fi
+done
 # A missing source is said to be missing, not blamed on the PTX compiler.
 if KC_NVCC=nvcc $KCC -c nope.kc.c 2>err; then
   fail "a missing source compiled"
