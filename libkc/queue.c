@@ -66,7 +66,12 @@ static kc_queue *queues; /* every queue object, under qlock */
 static kc_event *events; /* every event object, under qlock */
 static pthread_cond_t unpinned = PTHREAD_COND_INITIALIZER; /* with qlock */
 static unsigned last_instance; /* under qlock; 0 after kc_finalize */
-static int instances_wrapped;  /* numbers may now be those of live queues */
+/* Under qlock: how many live (or dying) queues have each instance number
+ * (saturating: UINT8_MAX means "count them"), a bit each for the numbers
+ * in use, and the highest number handed out since kc_init. */
+static uint8_t instance_count[KC__TOOLS_INSTANCE_LAST + 1];
+static uint64_t instance_used[KC__TOOLS_INSTANCE_LAST / 64 + 1];
+static unsigned instance_high;
 static unsigned said_gen; /* kc__rt.gen of the last "no queue slots" line */
 /* Dead objects, oldest first, and how many (under qlock). */
 static kc_queue *dead_q, *dead_q_last;
@@ -74,7 +79,10 @@ static kc_event *dead_e, *dead_e_last;
 static unsigned ndead_q, ndead_e;
 
 /* A dead queue joins the FIFO; qlock held. */
+static void instance_free(unsigned n);
+
 static void queue_died(kc_queue *q) {
+  instance_free(q->instance);
   q->next_dead = NULL;
   if (dead_q_last)
     dead_q_last->next_dead = q;
@@ -219,28 +227,59 @@ static int device_arg(int device, int several, const char *fn) {
  * KC__TOOLS_INSTANCE_LAST the numbers start again at 2 and skip those of
  * live queues, so that a device id names one queue as long as fewer than
  * KC__TOOLS_INSTANCE_LAST - 1 queues live at once (beyond, queues share
- * numbers, and kc__queue_tools_fence fences everything for them). */
-static int instance_live(unsigned instance) {
-  for (const kc_queue *q = queues; q; q = q->next)
-    if (q->magic == QUEUE_MAGIC && q->instance == instance)
-      return 1;
-  return 0;
+ * numbers, and kc__queue_tools_fence fences everything for them).  A
+ * bitmap finds the next free number: a scan of the live queues for each
+ * candidate number took seconds a queue once all numbers were taken, and
+ * counts let a destroy free a shared number without such a scan. */
+static void instance_take(unsigned n) {
+  if (instance_count[n] < UINT8_MAX)
+    instance_count[n]++;
+  instance_used[n / 64] |= UINT64_C(1) << (n % 64);
+  if (n > instance_high)
+    instance_high = n;
+}
+
+static unsigned instance_after(unsigned n) {
+  return n >= KC__TOOLS_INSTANCE_LAST || n < KC__TOOLS_INSTANCE_DEFAULT
+             ? KC__TOOLS_INSTANCE_DEFAULT + 1
+             : n + 1;
 }
 
 static unsigned new_instance(void) {
+  unsigned n = last_instance;
   for (unsigned tries = 0; tries < KC__TOOLS_INSTANCE_LAST - 1; tries++) {
-    unsigned n = last_instance + 1;
-    if (n <= KC__TOOLS_INSTANCE_DEFAULT) {
-      n = KC__TOOLS_INSTANCE_DEFAULT + 1;
-    } else if (n > KC__TOOLS_INSTANCE_LAST) {
-      n = KC__TOOLS_INSTANCE_DEFAULT + 1;
-      instances_wrapped = 1;
-    }
-    last_instance = n;
-    if (!instances_wrapped || !instance_live(n))
+    n = instance_after(n);
+    if (n % 64 == 0 && instance_used[n / 64] == UINT64_MAX &&
+        n + 63 <= KC__TOOLS_INSTANCE_LAST) {
+      n += 63; /* a whole word in use */
+      tries += 63;
+    } else if (!instance_count[n]) {
       break;
+    }
   }
-  return last_instance;
+  /* n is free, or else every number is in use and this queue shares the
+   * one after the last given. */
+  if (instance_count[n])
+    n = instance_after(last_instance);
+  instance_take(n);
+  return last_instance = n;
+}
+
+/* A queue with number n died (qlock held, its magic already 0). */
+static void instance_free(unsigned n) {
+  unsigned c = instance_count[n];
+  if (c == UINT8_MAX) {
+    c = 0;
+    for (const kc_queue *q = queues; q && c < UINT8_MAX; q = q->next) {
+      unsigned m = atomic_load(&q->magic);
+      c += (m == QUEUE_MAGIC || m == QUEUE_DYING) && q->instance == n;
+    }
+  } else if (c > 0) {
+    c--;
+  }
+  instance_count[n] = (uint8_t)c;
+  if (!c)
+    instance_used[n / 64] &= ~(UINT64_C(1) << (n % 64));
 }
 
 uint32_t kc__queue_tools_id(const kc_queue *q) {
@@ -435,7 +474,9 @@ void kc__queues_release(void) {
     e->be = NULL;
   }
   last_instance = 0;
-  instances_wrapped = 0;
+  memset(instance_count, 0, instance_high + 1);
+  memset(instance_used, 0, (instance_high / 64 + 1) * sizeof(uint64_t));
+  instance_high = 0;
   pthread_mutex_unlock(&qlock);
   if (n)
     kc__verbose("kc_finalize: destroyed %u queue(s) still live", n);

@@ -371,6 +371,70 @@ static void scenario(run *r) {
   free(rec2);
 }
 
+/* Instance numbers when every one of them belongs to a live queue: a
+ * destroyed queue's number is the only free one and goes to the next
+ * queue; queues beyond that share numbers.  Each create then scanned
+ * every live queue for every candidate number (seconds a queue; the
+ * watchdog's 60 s ended the test).  Skipped where queues are the
+ * backend's streams (131 069 of them). */
+enum { INSTANCES = 0x1fffd, SHARING = 20 };
+static void instances(void) {
+  char *log = tl_tmpfile("tools-log");
+  char *rec = tl_lib("tests", "kc-tool-record");
+  setenv("KC_TOOLS_LIBS", rec, 1);
+  setenv("KC_TEST_TOOL_LOG", log, 1);
+  setenv("KC_TEST_TOOL_FENCING", "0", 1);
+  unsetenv("KC_TEST_TOOL_CALL_FENCE");
+  kc_test_init_backend();
+  kc_info info = kc_test_info();
+  if (info.device >= 0) {
+    KC_INFO("instances: skipped on a device backend (%s)", info.backend);
+    KC_CHECK_OK(kc_finalize());
+    remove(log);
+    free(log);
+    free(rec);
+    return;
+  }
+  kc_queue **q = kc_test_xmalloc((INSTANCES + SHARING) * sizeof *q);
+  for (int i = 0; i < INSTANCES; i++)
+    KC_REQUIRE_OK(kc_queue_create(&q[i], 0));
+  /* q[3] has instance 5: destroyed, its number is the one free. */
+  KC_CHECK_OK(kc_queue_destroy(q[3]));
+  KC_REQUIRE_OK(kc_queue_create(&q[3], 0));
+  for (int i = INSTANCES; i < INSTANCES + SHARING; i++)
+    KC_REQUIRE_OK(kc_queue_create(&q[i], 0));
+  int64_t x[4];
+  kt_fill ff = {x, 0, 1, 0};
+  kc_policy p = kc_policy_on(kc_range(0, 4), q[3]);
+  KC_CHECK_OK(kc_parallel_for("instances reuse", KC_TEST_KERNEL(kt_fill), &p,
+                              &ff, sizeof ff));
+  /* A sharing queue is destroyed: the number stays taken by the other. */
+  KC_CHECK_OK(kc_queue_destroy(q[INSTANCES]));
+  for (int i = 0; i < INSTANCES + SHARING; i++)
+    if (i != INSTANCES)
+      KC_CHECK_OK(kc_queue_destroy(q[i]));
+  KC_CHECK_OK(kc_finalize());
+  char *got = tl_slurp(log);
+  char want[256];
+  snprintf(want, sizeof want,
+           "begin_parallel_for\tname=instances reuse\tdev=0x%08x\t",
+           tl_devid(&info, 0, 5));
+  KC_CHECK(got && strstr(got, want));
+  /* Both queues of instance 5 were destroyed with their own number. */
+  snprintf(want, sizeof want,
+           "begin_fence\tname=kc_queue_destroy: queue 5\tdev=0x%08x\t",
+           tl_devid(&info, 0, 5));
+  int fives = 0;
+  for (const char *at = got; at && (at = strstr(at, want)); at++)
+    fives++;
+  KC_CHECK_EQ_INT(fives, 2);
+  free(got);
+  free(q);
+  remove(log);
+  free(log);
+  free(rec);
+}
+
 int main(void) {
   tl_watchdog();
   unsetenv("KOKKOS_TOOLS_LIBS");
@@ -395,5 +459,6 @@ int main(void) {
   run d = {.name = "D", .ntools = 2, .fencing = 1};
   scenario(&d);
 
+  instances();
   return kc_test_done();
 }
