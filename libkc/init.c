@@ -390,19 +390,36 @@ int kc_get_info(kc_info *out) {
   return 0;
 }
 
-/* Region nesting is per thread, as profiling tools see it. */
-static _Thread_local int region_depth;
+/* Region nesting is per thread, as profiling tools see it, and per
+ * kc_init: a region left open at kc_finalize is not closed by a pop after
+ * the next kc_init (the new tools never heard of it).  The bottom `silent`
+ * regions were opened while the tools did not listen (from a tool's
+ * kokkosp_init_library): their pops are not reported either. */
+static _Thread_local struct {
+  unsigned gen; /* kc__rt.gen the counts belong to */
+  int depth, silent;
+} regions;
+
+static void regions_now(void) {
+  if (regions.gen != kc__rt.gen) {
+    regions.gen = kc__rt.gen;
+    regions.depth = regions.silent = 0;
+  }
+}
 
 int kc_region_push(const char *name) {
   int rc = kc__enter("kc_region_push");
   if (rc < 0)
     return rc;
+  regions_now();
   if (!name) {
     rc = kc__error(KC_EINVAL, "kc_region_push: name is NULL");
   } else {
-    region_depth++;
+    regions.depth++;
     if (kc__unlikely(kc__tools_active))
       kc__tools_push_region(name);
+    else if (regions.silent == regions.depth - 1)
+      regions.silent++;
   }
   kc__leave();
   return rc;
@@ -412,13 +429,16 @@ int kc_region_pop(void) {
   int rc = kc__enter("kc_region_pop");
   if (rc < 0)
     return rc;
-  if (region_depth == 0) {
+  regions_now();
+  if (regions.depth == 0) {
     rc =
         kc__error(KC_EINVAL, "kc_region_pop: no region is open on this thread");
   } else {
-    region_depth--;
-    if (kc__unlikely(kc__tools_active))
+    if (regions.depth == regions.silent)
+      regions.silent--;
+    else if (kc__unlikely(kc__tools_active))
       kc__tools_pop_region();
+    regions.depth--;
   }
   kc__leave();
   return rc;

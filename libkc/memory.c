@@ -25,6 +25,7 @@ typedef struct record {
   int refcount;
   int backend; /* allocated by the backend's mem_alloc */
   int device;  /* its device (kc_pointer_device), -1 if none */
+  int told;    /* the tools heard of it (not from a tool's init) */
   char *label;
 } record;
 
@@ -119,6 +120,7 @@ static int malloc_entered(void **out, size_t bytes, kc_space space, int device,
           ? (device >= 0 ? device : kc__rt.cfg.device)
           : -1;
   r->label = lab;
+  int told = kc__tools_active;
   /* Zero bytes still gets its own byte, so the pointer is unique. */
   size_t ask = bytes ? bytes : 1;
   void *p = NULL;
@@ -131,7 +133,7 @@ static int malloc_entered(void **out, size_t bytes, kc_space space, int device,
                                                    ask, &p))
                : KC__SLOT(kc__rt.ops->mem_alloc(kc__rt.state, space, ask, &p));
     if (rc == 0 && !p)
-      rc = KC_ENOMEM;
+      rc = kc__error(KC_ENOMEM, "the backend gave no address (NULL)");
     if (rc < 0)
       kc__error_wrap(rc,
                      "kc_malloc: cannot allocate %zu bytes of %s memory for "
@@ -149,6 +151,7 @@ static int malloc_entered(void **out, size_t bytes, kc_space space, int device,
   }
   if (rc == 0) {
     r->base = (uintptr_t)p;
+    r->told = told;
     pthread_mutex_lock(&mem_lock);
     int ok = insert(r) == 0;
     pthread_mutex_unlock(&mem_lock);
@@ -167,7 +170,7 @@ static int malloc_entered(void **out, size_t bytes, kc_space space, int device,
     }
     return rc;
   }
-  if (kc__unlikely(kc__tools_active))
+  if (kc__unlikely(told))
     kc__tools_allocate(space, lab, p, bytes);
   *out = p;
   return 0;
@@ -251,7 +254,7 @@ int kc_free(void *p) {
   if (r) {
     /* Tools hear of it while the memory still exists, and without kc's
      * lock (a tool may fence). */
-    if (kc__unlikely(kc__tools_active))
+    if (kc__unlikely(kc__tools_active && r->told))
       kc__tools_deallocate(r->space, r->label, p, r->size);
     pthread_mutex_lock(&kc__rt.lock);
     if (KC__OPS_HAS(kc__rt.ops, fence))
@@ -359,11 +362,11 @@ int kc__memory_room(const void *p, kc_space *space, size_t *room, char *label,
 }
 
 /* The space of [p, p + bytes), checking that a kc allocation holds all of
- * it, and a copy of its label for the tools; mem_lock held. */
+ * it, and (when `label` is not NULL and tools listen) a copy of its whole
+ * label for them, to free; mem_lock held. */
 static int classify(const char *fn, const char *what, const void *p,
-                    size_t bytes, kc_space *space, char *label, size_t cap) {
+                    size_t bytes, kc_space *space, char **label) {
   long i = find(p);
-  label[0] = '\0';
   if (i < 0) {
     *space = KC_SPACE_HOST;
     return 0;
@@ -376,8 +379,8 @@ static int classify(const char *fn, const char *what, const void *p,
                      "'%s' (%zu bytes at %p)",
                      fn, bytes, what, p, r->label, r->size, (void *)r->base);
   *space = r->space;
-  if (kc__unlikely(kc__tools_active))
-    snprintf(label, cap, "%s", r->label);
+  if (label && kc__unlikely(kc__tools_active))
+    *label = strdup(r->label);
   return 0;
 }
 
@@ -404,17 +407,19 @@ static int copy_locked(void *bq, void *dst, kc_space ds, const void *src,
 static int copy_entered(const char *fn, void *bq, void *dst, const void *src,
                         size_t bytes, int async) {
   kc_space ds, ss;
-  char dl[256], sl[256];
+  char *dl = NULL, *sl = NULL; /* the labels, for the tools */
   pthread_mutex_lock(&mem_lock);
-  int rc = classify(fn, "destination", dst, bytes, &ds, dl, sizeof dl);
+  int rc = classify(fn, "destination", dst, bytes, &ds, &dl);
   if (rc == 0)
-    rc = classify(fn, "source", src, bytes, &ss, sl, sizeof sl);
+    rc = classify(fn, "source", src, bytes, &ss, &sl);
   pthread_mutex_unlock(&mem_lock);
+  /* Hooks outside kc's locks: a tool may fence from them. */
+  if (rc == 0 && kc__unlikely(kc__tools_active))
+    kc__tools_begin_deep_copy(ds, dl, dst, ss, sl, src, bytes);
+  free(dl);
+  free(sl);
   if (rc < 0)
     return rc;
-  /* Hooks outside kc's locks: a tool may fence from them. */
-  if (kc__unlikely(kc__tools_active))
-    kc__tools_begin_deep_copy(ds, dl, dst, ss, sl, src, bytes);
   pthread_mutex_lock(&kc__rt.lock);
   rc = copy_locked(bq, dst, ds, src, ss, bytes, async);
   pthread_mutex_unlock(&kc__rt.lock);
@@ -470,9 +475,8 @@ int kc__memset(const char *fn, void *bq, void *p, int value, size_t bytes) {
   if (rc < 0)
     return rc;
   kc_space space;
-  char label[8];
   pthread_mutex_lock(&mem_lock);
-  rc = classify(fn, "destination", p, bytes, &space, label, sizeof label);
+  rc = classify(fn, "destination", p, bytes, &space, NULL);
   pthread_mutex_unlock(&mem_lock);
   if (rc == 0) {
     const kc_backend_ops *ops = kc__rt.ops;

@@ -197,14 +197,19 @@ static struct kp_space_handle space_handle(kc_space space) {
 static void tools_fence(const char *why, uint32_t devid) {
   const char *prev = own_fence_name;
   char *saved = strdup(kc_last_error());
-  own_fence_name = why;
-  int rc = 0;
-  /* A global id (instance 0) needs no look-up: the fences before each
-   * kernel and region callback pass one. */
-  if ((devid & INSTANCE_MASK) == KC__TOOLS_INSTANCE_GLOBAL ||
-      !kc__queue_tools_fence(devid, &rc))
-    rc = kc_fence();
-  own_fence_name = prev;
+  /* Inside the runtime before any id is compared: a tool's own thread may
+   * call this while another thread's kc_init sets the ids. */
+  int rc = kc__enter("kc::tools fence");
+  if (rc == 0) {
+    own_fence_name = why;
+    /* A global id (instance 0) needs no look-up: the fences before each
+     * kernel and region callback pass one. */
+    if ((devid & INSTANCE_MASK) == KC__TOOLS_INSTANCE_GLOBAL ||
+        !kc__queue_tools_fence(devid, &rc))
+      rc = kc_fence();
+    own_fence_name = prev;
+    kc__leave();
+  }
   if (rc != 0 && saved)
     kc__error(rc, "%s", saved);
   free(saved);
@@ -545,9 +550,15 @@ void kc__tools_init(const kc_info *info) {
 void kc__tools_finalize(void) {
   if (!tools)
     return;
-  for (int i = 0; i < ntools; i++)
-    if (tools[i].finalize)
-      tools[i].finalize();
+  /* A tool hears nothing after its kokkosp_finalize_library, though a
+   * later tool's finalize may still launch, allocate or fence: its
+   * callbacks are forgotten once its finalize returns. */
+  for (int i = 0; i < ntools; i++) {
+    struct tool *t = &tools[i];
+    if (t->finalize)
+      t->finalize();
+    *t = (struct tool){.handle = t->handle, .path = t->path};
+  }
   kc__tools_active = 0;
   for (int i = 0; i < ntools; i++)
     free(tools[i].path);

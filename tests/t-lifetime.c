@@ -14,6 +14,13 @@
  *    naming fork() (before, a launch hung waiting for the threads and
  *    OpenMP backends' workers, which a child does not have); the parent
  *    goes on.
+ *  - Tools at the edges of the runtime (tests/fixtures/tool-late.c): no
+ *    callback reaches a tool after its kokkosp_finalize_library, though a
+ *    later tool's finalize works in kc; what a tool does in
+ *    kokkosp_init_library (an allocation, a region) is not reported, nor
+ *    is its end; a region open at kc_finalize is gone after kc_init; a deep
+ *    copy carries whole labels; a tool's thread fencing across kc_init and
+ *    kc_finalize races with nothing (ThreadSanitizer).
  *  - fork() after the last kc_finalize: the child may kc_init afresh, or,
  *    on the openmp backend (GNU libgomp cannot run a parallel region in
  *    such a child), kc_init fails with KC_ENODEV naming fork().
@@ -77,6 +84,144 @@ static int tool_reenters(void *arg) {
   KC_CHECK_EQ_INT(result(4, &detail), KC_EINVAL);
   KC_CHECK_CONTAINS(detail, "kc_finalize called from inside another kc call");
   KC_CHECK_EQ_INT(result(5, &detail), 0);
+  return kc_test_done();
+}
+
+/* ------------------------------------ tools and the edges of the runtime */
+
+/* tests/fixtures/tool-late.c's log (tool A, and B when `both`), cleared. */
+static char *late_tools(int both) {
+  char *log = tl_tmpfile("late-log");
+  setenv("KC_TEST_LATE_LOG", log, 1);
+  char *a = tl_lib("tests", "kc-tool-late");
+  char *b = tl_lib("tests", "kc-tool-late2");
+  char libs[4096];
+  snprintf(libs, sizeof libs, "%s%s%s", a, both ? ";" : "", both ? b : "");
+  setenv("KC_TOOLS_LIBS", libs, 1);
+  free(a);
+  free(b);
+  return log;
+}
+
+/* Tool B allocates, sends an event and fences from its finalize, after A's
+ * finalize: A heard of all of it (its state may be gone by then). */
+static int tools_after_finalize(void *arg) {
+  (void)arg;
+  char *log = late_tools(1);
+  setenv("KC_TEST_LATE_FIN_WORK", "B", 1);
+  kc_test_init_backend();
+  KC_CHECK_OK(kc_finalize());
+  char *got = tl_slurp(log);
+  KC_CHECK_CONTAINS(got, "B finalize work: kc_free 0, kc_malloc 0, kc_free 0, "
+                         "kc_profile_event 0, kc_fence 0");
+  KC_CHECK_CONTAINS(got, "B profile_event from-fin");
+  const char *fin = strstr(got, "A finalize_library");
+  KC_REQUIRE(fin != NULL);
+  KC_CHECK(strstr(fin, "\nA ") == NULL); /* A's last line is its finalize */
+  if (strstr(fin, "\nA "))
+    printf("# the log:\n%s", got);
+  free(got);
+  remove(log);
+  free(log);
+  return kc_test_done();
+}
+
+/* A tool's kokkosp_init_library allocates and opens a region before the
+ * tools listen: neither is reported, so neither is its end (the free in
+ * its finalize, the application's pop, which closes the tool's region). */
+static int work_in_tool_init(void *arg) {
+  (void)arg;
+  char *log = late_tools(0);
+  setenv("KC_TEST_LATE_INIT_WORK", "A", 1);
+  setenv("KC_TEST_LATE_FIN_WORK", "A", 1);
+  kc_test_init_backend();
+  KC_CHECK_OK(kc_region_push("app"));
+  KC_CHECK_OK(kc_region_pop());
+  KC_CHECK_OK(kc_region_pop()); /* the tool's */
+  KC_CHECK_EQ_INT(kc_region_pop(), KC_EINVAL);
+  KC_CHECK_OK(kc_finalize());
+  char *got = tl_slurp(log);
+  KC_CHECK_CONTAINS(got, "A init work: kc_malloc 0, kc_region_push 0");
+  KC_CHECK_CONTAINS(got, "A finalize work: kc_free 0");
+  KC_CHECK(strstr(got, "tool-scratch") == NULL);
+  KC_CHECK(strstr(got, "tool-region") == NULL);
+  KC_CHECK_CONTAINS(got, "A push_profile_region app\n");
+  int pops = 0;
+  for (const char *at = got; (at = strstr(at, "pop_profile_region")); at++)
+    pops++;
+  KC_CHECK_EQ_INT(pops, 1); /* the application's */
+  if (pops != 1 || strstr(got, "tool-scratch"))
+    printf("# the log:\n%s", got);
+  free(got);
+  remove(log);
+  free(log);
+  return kc_test_done();
+}
+
+/* A region left open at kc_finalize is not there after the next kc_init:
+ * the pop is refused, and no tool hears a pop it never saw pushed. */
+static int region_across_init(void *arg) {
+  (void)arg;
+  char *log = late_tools(0);
+  kc_test_init_backend();
+  KC_CHECK_OK(kc_region_push("left open"));
+  KC_CHECK_OK(kc_finalize());
+  kc_test_init_backend();
+  KC_CHECK_EQ_INT(kc_region_pop(), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "no region is open");
+  KC_CHECK_OK(kc_finalize());
+  char *got = tl_slurp(log);
+  KC_CHECK(strstr(got, "pop_profile_region") == NULL);
+  free(got);
+  remove(log);
+  free(log);
+  return kc_test_done();
+}
+
+/* A deep copy names its allocations by their whole labels (they were cut
+ * to 255 bytes, here inside a two-byte UTF-8 character). */
+static int long_copy_label(void *arg) {
+  (void)arg;
+  char *log = late_tools(0);
+  kc_test_init_backend();
+  char label[301];
+  memset(label, 'x', 300);
+  memcpy(label + 254, "\xc3\xa9", 2);
+  label[300] = '\0';
+  int64_t *d = NULL, h[2] = {1, 2};
+  KC_REQUIRE_OK(kc_malloc((void **)&d, sizeof h, KC_SPACE_DEVICE, label));
+  KC_CHECK_OK(kc_memcpy(d, h, sizeof h));
+  KC_CHECK_OK(kc_free(d));
+  KC_CHECK_OK(kc_finalize());
+  char *got = tl_slurp(log);
+  KC_CHECK_CONTAINS(got, "begin_deep_copy dst_label_bytes=300 "
+                         "src_label_bytes=0 size=16");
+  free(got);
+  remove(log);
+  free(log);
+  return kc_test_done();
+}
+
+/* A tool's own thread calls the tools' fence without a pause while the
+ * program initialises and finalises kc: the fence compared device ids
+ * before entering the runtime, racing with kc_init setting them (seen
+ * under ThreadSanitizer, which CI runs this test under). */
+static int tool_thread_fences(void *arg) {
+  (void)arg;
+  char *log = late_tools(0);
+  setenv("KC_TEST_LATE_FENCER", "A", 1);
+  for (int k = 0; k < 20; k++) {
+    kc_test_init_backend();
+    count_launch();
+    KC_CHECK_OK(kc_finalize());
+  }
+  void (*stop)(void) = NULL;
+  void *sym = dlsym(RTLD_DEFAULT, "tool_late_stop");
+  memcpy(&stop, &sym, sizeof sym);
+  KC_REQUIRE(stop != NULL);
+  stop();
+  remove(log);
+  free(log);
   return kc_test_done();
 }
 
@@ -187,6 +332,11 @@ int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   int skipped = 0;
   skipped += KC_ISOLATE(tool_reenters, NULL, 30) == KC_TEST_SKIP;
+  KC_ISOLATE(tools_after_finalize, NULL, 30);
+  KC_ISOLATE(work_in_tool_init, NULL, 30);
+  KC_ISOLATE(region_across_init, NULL, 30);
+  KC_ISOLATE(long_copy_label, NULL, 30);
+  KC_ISOLATE(tool_thread_fences, NULL, 60);
   skipped += kc_isolate("exit() in a kernel on the launching thread",
                         exit_in_kernel, (void *)&at_caller, 30) == KC_TEST_SKIP;
   skipped += kc_isolate("exit() in a kernel on a worker", exit_in_kernel,
