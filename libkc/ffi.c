@@ -21,6 +21,13 @@ struct kc__ffi {
 
 static pthread_mutex_t ffi_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void kc__ffi_fork_lock(int take) {
+  if (take)
+    pthread_mutex_lock(&ffi_lock);
+  else
+    pthread_mutex_unlock(&ffi_lock);
+}
+
 static ffi_type *type_of(char c) {
   switch (c) {
   case 'p':

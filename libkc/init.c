@@ -87,19 +87,45 @@ static int lifetime_refused(const char *fn) {
 
 /* fork(): the child has only the forking thread, so a backend's workers
  * (and an OpenMP runtime's) are gone; every later kc call in the child
- * fails instead of waiting for them.  kc's own locks may have been held
- * by other threads of the parent: the child gets fresh ones. */
+ * fails instead of waiting for them.  The runtime's locks may have been
+ * held by other threads of the parent (for as long as a kernel runs): the
+ * child gets fresh ones, and counts as in flight only the calls of the
+ * forking thread (a call of another thread in flight at the fork had kept
+ * the child's last kc_finalize waiting for ever).  The leaf locks of the
+ * kernels, allocations, queues and libffi are taken around the fork, so
+ * that what they guard is whole in the child.  Registered when libkc is
+ * loaded: a fork before the first kc_init counts too. */
+static void atfork_prepare(void) {
+  kc__kernels_fork_lock(1);
+  kc__ffi_fork_lock(1);
+  kc__memory_fork_lock(1);
+  kc__queues_fork_lock(1);
+}
+
+static void atfork_parent(void) {
+  kc__queues_fork_lock(0);
+  kc__memory_fork_lock(0);
+  kc__ffi_fork_lock(0);
+  kc__kernels_fork_lock(0);
+}
+
 static void atfork_child(void) {
+  atfork_parent();
   if (atomic_load_explicit(&kc__rt.up, memory_order_relaxed) != KC__DOWN ||
       kc__rt.refs > 0)
     atomic_store_explicit(&kc__rt.up, KC__FORKED, memory_order_relaxed);
+  atomic_store_explicit(&kc__rt.users,
+                        kc__self.calls > 0 ? (unsigned)kc__self.calls : 0u,
+                        memory_order_relaxed);
   pthread_mutex_init(&kc__rt.init_lock, NULL);
   pthread_mutex_init(&kc__rt.drain_lock, NULL);
   pthread_cond_init(&kc__rt.drained, NULL);
   pthread_mutex_init(&kc__rt.lock, NULL);
 }
 
-static void atfork_register(void) { pthread_atfork(NULL, NULL, atfork_child); }
+__attribute__((constructor)) static void atfork_register(void) {
+  pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
 
 void *kc__zalloc64(size_t bytes) {
   size_t n = (bytes + 63) & ~(size_t)63;
@@ -266,12 +292,16 @@ static int init_locked(void) {
   return 0;
 }
 
+/* kc_init and kc_finalize hold the runtime's locks across calls that are
+ * cancellation points (the backend's start, waiting for calls in flight):
+ * a thread cancelled there left them held, and every other thread hung.
+ * They run with cancellation disabled. */
 int kc_init(void) {
-  static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
   int rc = lifetime_refused("kc_init");
   if (rc < 0)
     return rc;
-  pthread_once(&atfork_once, atfork_register);
+  int cancel;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
   pthread_mutex_lock(&kc__rt.init_lock);
   if (kc__rt.refs > 0) {
     kc__rt.refs++;
@@ -282,6 +312,7 @@ int kc_init(void) {
     kc__self.lifetime = 0;
   }
   pthread_mutex_unlock(&kc__rt.init_lock);
+  pthread_setcancelstate(cancel, NULL);
   return rc;
 }
 
@@ -314,9 +345,12 @@ int kc_finalize(void) {
   int rc = lifetime_refused("kc_finalize");
   if (rc < 0)
     return rc;
+  int cancel;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
   pthread_mutex_lock(&kc__rt.init_lock);
   if (kc__rt.refs == 0) {
     pthread_mutex_unlock(&kc__rt.init_lock);
+    pthread_setcancelstate(cancel, NULL);
     return kc__noinit("kc_finalize");
   }
   if (--kc__rt.refs == 0) {
@@ -329,6 +363,7 @@ int kc_finalize(void) {
     kc__self.lifetime = 0;
   }
   pthread_mutex_unlock(&kc__rt.init_lock);
+  pthread_setcancelstate(cancel, NULL);
   return rc < 0 ? rc : 0;
 }
 

@@ -340,6 +340,16 @@ int kc__queue_launch(const struct kc_queue *q, const char *fn,
                      void **bq) KC__HIDDEN;
 void kc__queues_release(void) KC__HIDDEN;
 
+/* fork(): the forking thread takes each file's own lock (take = 1) before
+ * fork() and releases it (take = 0) after, in the parent and in the child,
+ * so that a child never inherits one that a thread it does not have held
+ * (its kernel lookups deadlocked).  These locks are leaves: none is held
+ * while waiting for another (init.c's handlers). */
+void kc__kernels_fork_lock(int take) KC__HIDDEN;
+void kc__memory_fork_lock(int take) KC__HIDDEN;
+void kc__queues_fork_lock(int take) KC__HIDDEN;
+void kc__ffi_fork_lock(int take) KC__HIDDEN;
+
 /* Maximum parameters of a CALL kernel after (begin, end). */
 #define KC__CALL_MAX_ARGS 64
 

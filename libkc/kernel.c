@@ -16,6 +16,13 @@
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void kc__kernels_fork_lock(int take) {
+  if (take)
+    pthread_mutex_lock(&reg_lock);
+  else
+    pthread_mutex_unlock(&reg_lock);
+}
+
 #define NBUCKETS 256
 static kc_kernel *buckets[NBUCKETS];
 

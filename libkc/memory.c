@@ -33,6 +33,13 @@ static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static record **recs; /* sorted by base */
 static size_t nrecs, caprecs;
 
+void kc__memory_fork_lock(int take) {
+  if (take)
+    pthread_mutex_lock(&mem_lock);
+  else
+    pthread_mutex_unlock(&mem_lock);
+}
+
 /* Index of the record whose allocation contains p, or -1.  A zero-byte
  * allocation still owns the one byte its unique pointer addresses. */
 static long find(const void *p) {

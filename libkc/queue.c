@@ -78,6 +78,13 @@ static kc_queue *dead_q, *dead_q_last;
 static kc_event *dead_e, *dead_e_last;
 static unsigned ndead_q, ndead_e;
 
+void kc__queues_fork_lock(int take) {
+  if (take)
+    pthread_mutex_lock(&qlock);
+  else
+    pthread_mutex_unlock(&qlock);
+}
+
 /* A dead queue joins the FIFO; qlock held. */
 static void instance_free(unsigned n);
 

@@ -53,5 +53,16 @@ for s in kc_init kc_finalize kc_malloc kc_parallel_for kc_parallel_reduce \
   kc_host_launch kc_strerror kc_last_error; do
   exports "$lib" | grep -qx "$s" || { echo "FAIL: libkc does not export $s"; fail=1; }
 done
+# libkc is never unmapped (-z nodelete): a program that dlclose()d it and
+# then ended a thread that had run a KC_CHUNK_BUFFER kernel crashed in the
+# thread key's destructor, unmapped with it.
+if command -v readelf >/dev/null 2>&1; then
+  if readelf -d "$lib" | grep -q 'NODELETE'; then
+    echo "ok: libkc is marked NODELETE"
+  else
+    echo "FAIL: libkc is not marked NODELETE (-Wl,-z,nodelete)"
+    fail=1
+  fi
+fi
 test $fail -eq 0 && echo PASS
 exit $fail

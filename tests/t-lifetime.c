@@ -21,6 +21,10 @@
  *    is its end; a region open at kc_finalize is gone after kc_init; a deep
  *    copy carries whole labels; a tool's thread fencing across kc_init and
  *    kc_finalize races with nothing (ThreadSanitizer).
+ *  - fork() while another thread is in a kc call (kc down) or looks a
+ *    kernel up: the child uses kc (it hung in its kc_finalize, or in
+ *    kc_kernel_get).  A thread cancelled in kc_finalize: the finalize ends
+ *    and the other threads go on (they hung).
  *  - fork() after the last kc_finalize: the child may kc_init afresh, or,
  *    on the openmp backend (GNU libgomp cannot run a parallel region in
  *    such a child), kc_init fails with KC_ENODEV naming fork().
@@ -29,6 +33,10 @@
  * whose kernels run on a device (cuda) those cases skip. */
 #define _GNU_SOURCE 1 /* RTLD_DEFAULT */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
 
 #include <kc/kernel.h>
 
@@ -317,6 +325,23 @@ static int fresh_in_forked_child(void *arg) {
   return kc_test_done();
 }
 
+static int use_kc_in_child(void *arg);
+
+/* A backend of one thread starts no OpenMP thread: a child forked after
+ * it may use kc (the openmp plugin refused, saying its runtime "had
+ * started its threads"). */
+static int fork_after_one_thread(void *arg) {
+  (void)arg;
+  setenv("KC_NUM_THREADS", "1", 1);
+  kc_test_init_backend();
+  count_launch();
+  KC_CHECK_OK(kc_finalize());
+  KC_CHECK_EQ_INT(kc_isolate("kc_init in a child, one thread before",
+                             use_kc_in_child, (void *)1, 20),
+                  0);
+  return kc_test_done();
+}
+
 static int fork_after_finalize(void *arg) {
   (void)arg;
   kc_test_init_backend();
@@ -324,6 +349,119 @@ static int fork_after_finalize(void *arg) {
   KC_CHECK_OK(kc_finalize());
   kc_isolate("kc_init in a child forked after kc_finalize",
              fresh_in_forked_child, NULL, 20);
+  return kc_test_done();
+}
+
+/* fork() while another thread of the parent is inside kc (kc down: its
+ * calls enter and leave at once; or looking a kernel up): each child must
+ * be able to use kc.  The child counted the other thread's call as in
+ * flight for ever, so its last kc_finalize waited for good; and a child
+ * forked while the registry's lock was held hung in kc_kernel_get. */
+enum { FORKS = 60 };
+static atomic_int rider_stop;
+
+static void *rider_fence(void *arg) {
+  (void)arg;
+  while (!atomic_load(&rider_stop))
+    (void)kc_fence(); /* KC_ENOINIT: kc is down */
+  return NULL;
+}
+
+static void *rider_lookup(void *arg) {
+  (void)arg;
+  kc_kernel *k = NULL;
+  while (!atomic_load(&rider_stop))
+    (void)kc_kernel_get("kt_count", &k);
+  return NULL;
+}
+
+/* arg not NULL: kc_init must work. */
+static int use_kc_in_child(void *arg) {
+  kc_kernel *k = NULL;
+  KC_CHECK_OK(kc_kernel_get("kt_count", &k));
+  int rc = kc_init();
+  if (rc == 0) {
+    count_launch();
+    KC_CHECK_OK(kc_finalize());
+  } else if (arg) {
+    KC_CHECK_OK(rc);
+    KC_INFO("kc_init in the child: %s", kc_last_error());
+  } else {
+    KC_CHECK_EQ_INT(rc, KC_ENODEV); /* libgomp after fork: kc says so */
+    KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
+  }
+  return kc_test_done();
+}
+
+static int fork_beside_a_caller(void *arg) {
+  void *(*rider)(void *) = arg;
+  atomic_store(&rider_stop, 0);
+  pthread_t t;
+  KC_REQUIRE(pthread_create(&t, NULL, rider, NULL) == 0);
+  int bad = 0;
+  for (int i = 0; i < FORKS && !bad; i++)
+    bad = kc_isolate("a child forked beside a caller", use_kc_in_child, NULL,
+                     10) != 0;
+  atomic_store(&rider_stop, 1);
+  pthread_join(t, NULL);
+  KC_CHECK(!bad);
+  return kc_test_done();
+}
+
+/* A thread cancelled while its kc_finalize waits for a launch of another
+ * thread left the runtime's locks held, and the launching thread hung. */
+static atomic_int spin_release;
+typedef struct spin_f {
+  int64_t unused;
+} spin_f;
+KC_FOR(lifetime_spin, spin_f, f, i, {
+  (void)f;
+  if (i == 0)
+    while (!atomic_load(&spin_release))
+      ;
+})
+
+static void *launch_spin(void *arg) {
+  (void)arg;
+  kc_policy p = kc_range(0, 1);
+  spin_f f = {0};
+  intptr_t rc =
+      kc_parallel_for("spin", KC_KERNEL(lifetime_spin), &p, &f, sizeof f);
+  return (void *)rc;
+}
+
+static void *finalize_cancelled(void *arg) {
+  (void)arg;
+  (void)kc_finalize();
+  return NULL;
+}
+
+static int cancel_in_finalize(void *arg) {
+  (void)arg;
+  kc_test_init_backend();
+  if (kc_test_info().device >= 0) {
+    KC_CHECK_OK(kc_finalize());
+    KC_SKIP("the spinning kernel is host-only");
+  }
+  atomic_store(&spin_release, 0);
+  pthread_t l, f;
+  KC_REQUIRE(pthread_create(&l, NULL, launch_spin, NULL) == 0);
+  struct timespec nap = {0, 50 * 1000 * 1000};
+  nanosleep(&nap, NULL); /* the launch is in its kernel */
+  KC_REQUIRE(pthread_create(&f, NULL, finalize_cancelled, NULL) == 0);
+  nanosleep(&nap, NULL); /* kc_finalize waits for the launch */
+  pthread_cancel(f);
+  nanosleep(&nap, NULL);
+  atomic_store(&spin_release, 1);
+  void *lrc = NULL;
+  pthread_join(l, &lrc);
+  pthread_join(f, NULL);
+  KC_CHECK_EQ_INT((int)(intptr_t)lrc, 0);
+  /* The finalize ran to its end: kc is down, and comes up again. */
+  KC_CHECK_EQ_INT(kc_is_initialized(), 0);
+  kc_test_init_backend();
+  count_launch();
+  KC_CHECK_OK(kc_finalize());
   return kc_test_done();
 }
 
@@ -343,6 +481,12 @@ int main(void) {
                         (void *)&at_worker, 30) == KC_TEST_SKIP;
   skipped += KC_ISOLATE(fork_while_up, NULL, 60) == KC_TEST_SKIP;
   skipped += KC_ISOLATE(fork_after_finalize, NULL, 60) == KC_TEST_SKIP;
+  KC_ISOLATE(fork_after_one_thread, NULL, 60);
+  kc_isolate("fork() beside a caller of kc", fork_beside_a_caller,
+             (void *)rider_fence, 120);
+  kc_isolate("fork() beside a kernel lookup", fork_beside_a_caller,
+             (void *)rider_lookup, 120);
+  KC_ISOLATE(cancel_in_finalize, NULL, 60);
   if (skipped == 5)
     KC_SKIP("every case skipped (see above)");
   return kc_test_done();

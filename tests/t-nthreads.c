@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <kc/backend.h> /* kc_host_cpu_count */
 #include <kc/kernel.h>
 
 #include "kc-isolate.h"
@@ -171,6 +172,49 @@ static int far_too_many(void *arg) {
   return kc_test_failures() > before;
 }
 
+/* The default count where the process may start no thread at all
+ * (RLIMIT_NPROC; root is exempt, so the case runs as nobody): the openmp
+ * plugin tried only counts above the CPU count before it handed them to
+ * libgomp, which ended the process ("Thread creation failed", exit 1)
+ * inside kc_init; and with a list the next backend was never tried. */
+static int no_threads_left(void *arg) {
+  (void)arg;
+  int before = kc_test_failures();
+  if (kc_host_cpu_count() < 2) {
+    KC_INFO("skipped: one CPU, so the default is one thread");
+    return KC_TEST_SKIP;
+  }
+  if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) {
+    KC_INFO("skipped: cannot become nobody: %s", strerror(errno));
+    return KC_TEST_SKIP;
+  }
+  struct rlimit lim = {1, 1};
+  if (setrlimit(RLIMIT_NPROC, &lim) != 0) {
+    KC_INFO("skipped: setrlimit(RLIMIT_NPROC): %s", strerror(errno));
+    return KC_TEST_SKIP;
+  }
+  unsetenv("KC_NUM_THREADS");
+  setenv("KC_BACKEND", "openmp", 1);
+  int rc = kc_init();
+  if (rc == KC_ENOBACKEND || rc == KC_ENODEV) {
+    KC_INFO("skipped: the openmp plugin cannot be used here: %s",
+            kc_last_error());
+    return KC_TEST_SKIP;
+  }
+  KC_CHECK_EQ_INT(rc, KC_ENOMEM);
+  KC_CHECK_CONTAINS(kc_last_error(), "cannot start");
+  if (rc == 0)
+    kc_finalize();
+  setenv("KC_BACKEND", "openmp,serial", 1);
+  rc = kc_init();
+  KC_CHECK_OK(rc);
+  if (rc == 0) {
+    KC_CHECK(strcmp(kc_backend_name(), "serial") == 0);
+    KC_CHECK_OK(kc_finalize());
+  }
+  return kc_test_failures() > before;
+}
+
 int main(void) {
   static const int counts[] = {1, 2, 3, 5, 8, 17};
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -184,8 +228,10 @@ int main(void) {
              120);
 #endif
   const char *want = kc_test_backend();
-  if (want && strcmp(want, "openmp") == 0)
+  if (want && strcmp(want, "openmp") == 0) {
     KC_ISOLATE(far_too_many, NULL, 60);
+    KC_ISOLATE(no_threads_left, NULL, 60);
+  }
   for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
     int rc = in_child(counts[k]);
     if (rc == KC_TEST_SKIP)

@@ -249,7 +249,7 @@ static void *preflight_thread(void *arg) {
   return NULL;
 }
 
-/* Oversubscribed counts only: can this process run n - 1 more threads at
+/* Can this process run n - 1 more threads at
  * once (a process or cgroup limit on threads, memory for their stacks)?
  * Each is started and blocks on a mutex the caller holds until all are
  * started (or one could not be), then all are joined.  0, or the errno of
@@ -290,7 +290,10 @@ static int openmp_init(void *state, const kc_backend_config *cfg) {
   st->nthreads = cfg->num_threads > 0 ? cfg->num_threads : default_threads();
   if (st->nthreads < 1)
     st->nthreads = 1;
-  if (st->nthreads > kc_host_cpu_count() && !omp_in_parallel()) {
+  /* Any count above 1 is tried first: libgomp ends the process when it
+   * cannot start a thread (RLIMIT_NPROC), also for the default count, and
+   * this plugin may be only the first of KC_BACKEND's candidates. */
+  if (st->nthreads > 1 && !omp_in_parallel()) {
     int err = preflight(st->nthreads);
     if (err != 0)
       return kc_backend_error(KC_ENOMEM,
@@ -316,7 +319,9 @@ static int openmp_init(void *state, const kc_backend_config *cfg) {
 
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, openmp_atfork_register);
-  atomic_store_explicit(&started, 1, memory_order_relaxed);
+  /* One thread starts none: a child forked later can still use OpenMP. */
+  if (st->nthreads > 1)
+    atomic_store_explicit(&started, 1, memory_order_relaxed);
 
   /* Start the runtime's threads now rather than in the first launch. */
   int got = 0;
