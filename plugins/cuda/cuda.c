@@ -17,6 +17,8 @@
  */
 #include <config.h>
 
+#include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,14 +28,21 @@
 
 /* ------------------------------------------------------------- errors */
 
+/* A fault that poisons the context is a kernel's when one was launched;
+ * before that, the driver reported it from another call (a broken driver,
+ * or another user of the primary context), and no kernel is blamed. */
 int kc__cuda_sticky(kc__cuda_state *s) {
+  if (!s->last_kernel)
+    return kc_backend_error(KC_ESTICKY,
+                            "cuda: the CUDA context is unusable (%s, reported "
+                            "before kc launched any kernel on device %d); "
+                            "every later call fails; restart the process",
+                            kc__cu_errstr(s->sticky), s->ordinal);
   return kc_backend_error(
       KC_ESTICKY,
-      "cuda: the CUDA context is unusable since a kernel faulted (%s%s%s); "
-      "every later call fails; restart the process",
-      kc__cu_errstr(s->sticky),
-      s->last_kernel ? ", last kernel launched: " : "",
-      s->last_kernel ? s->last_kernel : "");
+      "cuda: the CUDA context is unusable since a kernel faulted (%s, last "
+      "kernel launched: %s); every later call fails; restart the process",
+      kc__cu_errstr(s->sticky), s->last_kernel);
 }
 
 int kc__cuda_fail(kc__cuda_state *s, CUresult r, int code, const char *what) {
@@ -90,6 +99,14 @@ static int device_counts(const kc__cu_api *cu, int *nphys, int *n) {
   if (r != CUDA_SUCCESS)
     return kc_backend_error(KC_ENODEV, "no CUDA device (cuDeviceGetCount: %s)",
                             kc__cu_errstr(r));
+  if (*nphys < 0) {
+    const int said = *nphys;
+    *nphys = 0;
+    return kc_backend_error(KC_ENODEV,
+                            "no CUDA device (cuDeviceGetCount reported %d "
+                            "devices)",
+                            said);
+  }
   if (*nphys == 0)
     return kc_backend_error(KC_ENODEV, "no CUDA device (the driver sees none)");
   if (*nphys > KC__CUDA_MAX_DEVICES)
@@ -114,12 +131,6 @@ static int probe(int *ndevices) {
   if (device_counts(cu, &nphys, &n) == 0)
     *ndevices = n;
   return 0;
-}
-
-static int attr(kc__cuda_state *s, int a) {
-  int v = 0;
-  s->cu->cuDeviceGetAttribute(&v, a, s->dev);
-  return v;
 }
 
 static int parse_mode(const char *v, int *mode) {
@@ -167,6 +178,136 @@ static int parse_scan(const char *v, int *onepass) {
                           v);
 }
 
+/* ------------------------------------------------- device properties */
+
+/* The attributes device_open reads (as the driver gives them: ints). */
+typedef struct props {
+  int major, minor, sms, threads_per_block, smem, smem_optin, konst, warp,
+      clock, memory_clock, bus_width, threads_per_sm, unified;
+} props;
+
+static const struct {
+  int attr;
+  const char *name; /* as messages say it */
+  size_t off;       /* in props */
+} attrs[] = {
+    {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability major",
+     offsetof(props, major)},
+    {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability minor",
+     offsetof(props, minor)},
+    {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "multiprocessors",
+     offsetof(props, sms)},
+    {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "max threads per block",
+     offsetof(props, threads_per_block)},
+    {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "shared memory per block",
+     offsetof(props, smem)},
+    {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+     "shared memory per block (opt-in)", offsetof(props, smem_optin)},
+    {CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, "constant memory",
+     offsetof(props, konst)},
+    {CU_DEVICE_ATTRIBUTE_WARP_SIZE, "warp size", offsetof(props, warp)},
+    {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, "clock rate", offsetof(props, clock)},
+    {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, "memory clock rate",
+     offsetof(props, memory_clock)},
+    {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, "memory bus width",
+     offsetof(props, bus_width)},
+    {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, "max threads per SM",
+     offsetof(props, threads_per_sm)},
+    {CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, "unified addressing",
+     offsetof(props, unified)},
+};
+
+/* The device is refused: the driver reports a value kc cannot work with
+ * (a broken driver or stand-in, which would otherwise fail later and
+ * obscurely: grids of 0 blocks, a block size blamed on shared memory). */
+static int refuse(const kc__cuda_state *s, const char *name, int value,
+                  const char *need) {
+  return kc_backend_error(KC_ENODEV,
+                          "cuda: device %d (%s): the driver reports %s = %d; "
+                          "kc needs %s",
+                          s->ordinal, s->info.name, name, value, need);
+}
+
+/* A property call failed: the device is refused, naming the call. */
+static int property_failed(kc__cuda_state *s, CUresult r, const char *call) {
+  char what[128];
+  snprintf(what, sizeof what, "device %d: %s", s->ordinal, call);
+  return kc__cuda_fail(s, r, KC_ENODEV, what);
+}
+
+/* Reads the attributes into *p and checks them. */
+static int read_props(kc__cuda_state *s, props *p) {
+  char need[96];
+  for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++) {
+    int *v = (int *)((char *)p + attrs[i].off);
+    *v = 0;
+    CUresult r = s->cu->cuDeviceGetAttribute(v, attrs[i].attr, s->dev);
+    if (r != CUDA_SUCCESS) {
+      snprintf(need, sizeof need, "cuDeviceGetAttribute (%s)", attrs[i].name);
+      return property_failed(s, r, need);
+    }
+    if (*v < 0)
+      return refuse(s, attrs[i].name, *v, "a value of at least 0");
+  }
+  if (p->sms < 1)
+    return refuse(s, "multiprocessors", p->sms, "at least 1");
+  if (p->warp < 1)
+    return refuse(s, "warp size", p->warp, "at least 1");
+  const int least = p->warp > 32 ? p->warp : 32;
+  if (p->threads_per_block < least) {
+    snprintf(need, sizeof need,
+             "at least %d (a warp, and kc's smallest block of 32 threads)",
+             least);
+    return refuse(s, "max threads per block", p->threads_per_block, need);
+  }
+  if (p->threads_per_sm < p->threads_per_block) {
+    snprintf(need, sizeof need, "at least max threads per block (%d)",
+             p->threads_per_block);
+    return refuse(s, "max threads per SM", p->threads_per_sm, need);
+  }
+  return 0;
+}
+
+/* Driver version, name, attributes and memory of the device into s. */
+static int device_properties(kc__cuda_state *s) {
+  const kc__cu_api *cu = s->cu;
+  kc_device_info *d = &s->info;
+  CUresult r;
+  if ((r = cu->cuDriverGetVersion(&s->driver_version)) != CUDA_SUCCESS)
+    return property_failed(s, r, "cuDriverGetVersion");
+  /* A name that fills the buffer may come without a NUL. */
+  r = cu->cuDeviceGetName(d->name, (int)sizeof d->name, s->dev);
+  d->name[sizeof d->name - 1] = '\0';
+  if (r != CUDA_SUCCESS)
+    return property_failed(s, r, "cuDeviceGetName");
+  props p;
+  int rc = read_props(s, &p);
+  if (rc)
+    return rc;
+  if ((r = cu->cuDeviceTotalMem(&d->total_memory, s->dev)) != CUDA_SUCCESS)
+    return property_failed(s, r, "cuDeviceTotalMem");
+  if (d->total_memory == 0)
+    return refuse(s, "total memory", 0, "at least 1 byte");
+  d->compute_major = p.major;
+  d->compute_minor = p.minor;
+  d->multiprocessors = p.sms;
+  d->max_threads_per_block = p.threads_per_block;
+  d->shared_memory_per_block = (size_t)p.smem;
+  d->shared_memory_per_block_optin = (size_t)p.smem_optin;
+  d->constant_memory = (size_t)p.konst;
+  d->warp_size = p.warp;
+  d->clock_khz = p.clock;
+  d->memory_clock_khz = p.memory_clock;
+  d->memory_bus_width = p.bus_width;
+  s->max_threads_per_sm = p.threads_per_sm;
+  if (!p.unified)
+    return kc_backend_error(KC_ENODEV,
+                            "cuda: device %d (%s) lacks unified addressing, "
+                            "which kc needs",
+                            s->ordinal, d->name);
+  return 0;
+}
+
 static void release_device(kc__cuda_state *s);
 
 /* Opens device `ordinal` into s (zeroed but for cu, top, ndev, nphys and
@@ -185,40 +326,13 @@ static int device_open(kc__cuda_state *s, int ordinal) {
   /* Init and the slots that open devices run under the runtime lock, so a
    * plain increment is enough. */
   s->generation = ++generation;
-  if ((rc = kc__cuda_current(s)) != 0)
+  if ((rc = kc__cuda_current(s)) != 0 || (rc = device_properties(s)) != 0)
     goto fail;
-  cu->cuDriverGetVersion(&s->driver_version);
-
   kc_device_info *d = &s->info;
-  cu->cuDeviceGetName(d->name, (int)sizeof d->name, s->dev);
-  d->compute_major = attr(s, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-  d->compute_minor = attr(s, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-  d->multiprocessors = attr(s, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  cu->cuDeviceTotalMem(&d->total_memory, s->dev);
-  d->max_threads_per_block = attr(s, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-  d->shared_memory_per_block =
-      (size_t)attr(s, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
-  d->shared_memory_per_block_optin =
-      (size_t)attr(s, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-  d->constant_memory =
-      (size_t)attr(s, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
-  d->warp_size = attr(s, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
-  d->clock_khz = attr(s, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
-  d->memory_clock_khz = attr(s, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
-  d->memory_bus_width = attr(s, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-  s->max_threads_per_sm =
-      attr(s, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
   /* Kernel parameters: 4 KB, or 32 764 B from CUDA 12.1 on sm_70+. */
   s->max_param =
       (s->driver_version >= 12010 && d->compute_major >= 7) ? 32764 : 4096;
   d->max_param_bytes = s->max_param;
-  if (!attr(s, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING)) {
-    rc = kc_backend_error(KC_ENODEV,
-                          "cuda: device %d (%s) lacks unified addressing, "
-                          "which kc needs",
-                          s->ordinal, d->name);
-    goto fail;
-  }
 
   /* The default queue's lane: its stream and reduction counter. */
   s->cur = &s->main;
@@ -387,7 +501,9 @@ static void finalize(void *state) {
 
 static int info(void *state, kc_info *out) {
   kc__cuda_state *s = state;
-  out->concurrency = s->info.multiprocessors * s->max_threads_per_sm;
+  const long long threads =
+      (long long)s->info.multiprocessors * s->max_threads_per_sm;
+  out->concurrency = threads > INT_MAX ? INT_MAX : (int)threads;
   out->num_threads = 1;
   out->device_count = s->ndev;
   out->device = s->ordinal;

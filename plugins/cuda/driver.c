@@ -18,14 +18,17 @@
 
 #include "cu.h"
 
-static kc__cu_api api;
+/* The driver's entry points as resolved (drv), and the table the plugin
+ * uses (api): the same, but for the allocation calls, which go through
+ * the checks below. */
+static kc__cu_api drv, api;
 static int api_status; /* 0 ok, else the KC_E code of the failure */
 static char api_why[512];
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 
 /* Each entry: where it goes, the symbol, whether it may be missing. */
 #define SYM(field, name, optional)                                             \
-  { (void **)&api.field, name, optional }
+  { (void **)&drv.field, name, optional }
 static const struct {
   void **slot;
   const char *name;
@@ -78,6 +81,48 @@ static const struct {
     SYM(cuLaunchKernel, "cuLaunchKernel", 0),
 };
 
+/* An allocation call that reports success but gives no address (NULL or
+ * 0) has allocated nothing the plugin could use: a stand-in driver or an
+ * interposed library may do it, and the plugin would write through the
+ * null pointer or hand it to a kernel.  Every allocation the plugin makes
+ * goes through these, so such a result is CUDA_ERROR_OUT_OF_MEMORY
+ * everywhere (KC_ENOMEM, with the operation's own detail). */
+static CUresult got_nothing(CUresult r, int none, const char *call) {
+  if (r != CUDA_SUCCESS || !none)
+    return r;
+  kc_backend_verbose("cuda: %s reported success but gave no address: taken "
+                     "as out of memory",
+                     call);
+  return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static CUresult mem_alloc(CUdeviceptr *d, size_t bytes) {
+  *d = 0;
+  CUresult r = drv.cuMemAlloc(d, bytes);
+  return got_nothing(r, *d == 0, "cuMemAlloc");
+}
+
+static CUresult mem_alloc_managed(CUdeviceptr *d, size_t bytes,
+                                  unsigned flags) {
+  *d = 0;
+  CUresult r = drv.cuMemAllocManaged(d, bytes, flags);
+  return got_nothing(r, *d == 0, "cuMemAllocManaged");
+}
+
+static CUresult mem_host_alloc(void **p, size_t bytes, unsigned flags) {
+  *p = NULL;
+  CUresult r = drv.cuMemHostAlloc(p, bytes, flags);
+  return got_nothing(r, *p == NULL, "cuMemHostAlloc");
+}
+
+/* The device address of mapped pinned memory: 0 is no mapping either. */
+static CUresult mem_host_get_device_pointer(CUdeviceptr *d, void *p,
+                                            unsigned flags) {
+  *d = 0;
+  CUresult r = drv.cuMemHostGetDevicePointer(d, p, flags);
+  return got_nothing(r, *d == 0, "cuMemHostGetDevicePointer");
+}
+
 /* CUDA cannot be used in a fork()ed child of a process that initialised
  * the driver (every call there fails, CUDA_ERROR_NOT_INITIALIZED); the
  * child is told why instead. */
@@ -123,6 +168,11 @@ static void load(void) {
       return;
     }
   }
+  api = drv;
+  api.cuMemAlloc = mem_alloc;
+  api.cuMemAllocManaged = mem_alloc_managed;
+  api.cuMemHostAlloc = mem_host_alloc;
+  api.cuMemHostGetDevicePointer = mem_host_get_device_pointer;
   CUresult r = api.cuInit(0);
   if (r != CUDA_SUCCESS) {
     snprintf(api_why, sizeof api_why, "no CUDA device (cuInit: %s)",

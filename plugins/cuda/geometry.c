@@ -5,12 +5,67 @@
 #include <config.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plugin.h"
 
 static unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+
+/* Resident blocks on the whole device: bps per SM, saturated at the
+ * largest grid (a device reporting absurdly many SMs must not wrap it). */
+static unsigned device_blocks(int bps, int sms) {
+  const long long n = (long long)bps * sms;
+  return n > 0x7fffffff ? 0x7fffffffu : (unsigned)n;
+}
+
+/* Why kc__cuda_deduce found no block size: the function allows less than
+ * a warp, no block of a warp or more fits the shared memory, or the driver
+ * gives none of those that fit a resident block. */
+static int no_block(const char *kname, const kc__cuda_entry *e, int maxb,
+                    int smem_fits, size_t smem_per_thread, size_t smem_limit) {
+  if (maxb < 32)
+    return kc_backend_error(KC_ELAUNCH,
+                            "cuda: kernel '%s': the function allows at most "
+                            "%u threads per block, less than a warp of 32",
+                            kname, e->fmax);
+  if (!smem_fits)
+    return kc_backend_error(KC_ESCRATCH,
+                            "cuda: kernel '%s': no block size fits the "
+                            "device (%zu bytes of shared memory per thread, "
+                            "%zu per block available)",
+                            kname, smem_per_thread, smem_limit);
+  return kc_backend_error(
+      KC_ELAUNCH,
+      "cuda: kernel '%s': the driver's occupancy calculator gives no "
+      "resident block at any block size of 32 to %d threads that fits its "
+      "shared memory (cuOccupancyMaxActiveBlocksPerMultiprocessor)",
+      kname, maxb);
+}
+
+/* The function's limits: threads per block and static shared memory. */
+static int function_limits(kc__cuda_state *s, const char *kname,
+                           kc__cuda_entry *e) {
+  const kc__cu_api *cu = s->cu;
+  int fmax = 0, fstatic = 0;
+  CUresult r = cu->cuFuncGetAttribute(
+      &fmax, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, e->fn);
+  if (r == CUDA_SUCCESS)
+    r = cu->cuFuncGetAttribute(&fstatic, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                               e->fn);
+  if (r != CUDA_SUCCESS) {
+    char what[600];
+    snprintf(what, sizeof what, "kernel '%s': cuFuncGetAttribute", kname);
+    return kc__cuda_fail(s, r, KC_ELAUNCH, what);
+  }
+  int maxb = s->info.max_threads_per_block;
+  if (fmax > 0 && fmax < maxb)
+    maxb = fmax;
+  e->fmax = (unsigned)maxb;
+  e->fstatic = (unsigned)(fstatic > 0 ? fstatic : 0);
+  return 0;
+}
 
 /* Kokkos' cuda_deduce_block_size: over block sizes from the largest the
  * function allows down to 32, the one with the most resident threads per
@@ -21,23 +76,21 @@ static unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
 int kc__cuda_deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
                     size_t smem_per_thread, int largest) {
   const kc__cu_api *cu = s->cu;
-  int fmax = 0, fstatic = 0;
-  cu->cuFuncGetAttribute(&fmax, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, e->fn);
-  cu->cuFuncGetAttribute(&fstatic, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, e->fn);
-  int maxb = s->info.max_threads_per_block;
-  if (fmax > 0 && fmax < maxb)
-    maxb = fmax;
-  e->fmax = (unsigned)maxb;
-  e->fstatic = (unsigned)(fstatic > 0 ? fstatic : 0);
+  int rc = function_limits(s, kname, e);
+  if (rc)
+    return rc;
+  int maxb = (int)e->fmax;
   maxb -= maxb % 32;
-  size_t smem_limit = s->info.shared_memory_per_block > (size_t)fstatic
-                          ? s->info.shared_memory_per_block - (size_t)fstatic
+  size_t smem_limit = s->info.shared_memory_per_block > e->fstatic
+                          ? s->info.shared_memory_per_block - e->fstatic
                           : 0;
   int best = 0, best_tps = 0, best_bps = 0, large = 0, large_bps = 0;
+  int smem_fits = 0;
   for (int b = maxb; b > 0; b -= 32) {
     size_t dyn = (size_t)b * smem_per_thread;
     if (dyn > smem_limit)
       continue;
+    smem_fits = 1;
     int bps = 0;
     CUresult r =
         cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&bps, e->fn, b, dyn);
@@ -60,20 +113,16 @@ int kc__cuda_deduce(kc__cuda_state *s, const char *kname, kc__cuda_entry *e,
     }
   }
   if (best == 0)
-    return kc_backend_error(KC_ESCRATCH,
-                            "cuda: kernel '%s': no block size fits the "
-                            "device (%zu bytes of shared memory per thread, "
-                            "%zu per block available)",
-                            kname, smem_per_thread, smem_limit);
+    return no_block(kname, e, maxb, smem_fits, smem_per_thread, smem_limit);
   e->block = (unsigned)best;
-  e->max_grid = (unsigned)best_bps * (unsigned)s->info.multiprocessors;
+  e->max_grid = device_blocks(best_bps, s->info.multiprocessors);
   e->smem = (unsigned)((size_t)best * smem_per_thread);
   if (!largest) {
     large = best;
     large_bps = best_bps;
   }
   e->rblock = (unsigned)large;
-  e->rgrid = (unsigned)large_bps * (unsigned)s->info.multiprocessors;
+  e->rgrid = device_blocks(large_bps, s->info.multiprocessors);
   e->rsmem = (unsigned)((size_t)large * smem_per_thread);
   return 0;
 }

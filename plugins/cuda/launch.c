@@ -53,8 +53,13 @@ typedef struct job {
 
 static int launch_error(kc__cuda_state *s, CUresult r, const kc_kernel_info *k,
                         unsigned grid, unsigned block, unsigned smem) {
-  if (kc__cu_is_sticky(r) || r == CUDA_ERROR_OUT_OF_MEMORY)
+  if (kc__cu_is_sticky(r))
     return kc__cuda_fail(s, r, KC_ELAUNCH, "cuLaunchKernel");
+  if (r == CUDA_ERROR_OUT_OF_MEMORY)
+    return kc_backend_error(KC_ENOMEM,
+                            "cuda: launching kernel '%s' (grid %u, block %u, "
+                            "%u B shared memory): %s",
+                            k->name, grid, block, smem, kc__cu_errstr(r));
   return kc_backend_error(KC_ELAUNCH,
                           "cuda: launching kernel '%s' (grid %u, block %u, "
                           "%u B shared memory): %s",

@@ -47,26 +47,31 @@ static int module_load(kc__cuda_state *s, const kc_kernel_info *k,
   kc__cuda_module *m = calloc(1, sizeof *m);
   if (!m)
     return kc_backend_error(KC_ENOMEM, "cuda: out of memory");
+  /* The driver may fill a log to the size it is given without a NUL: it
+   * is given one byte less, which is the NUL. */
   static char elog[16384], ilog[4096];
   elog[0] = ilog[0] = 0;
   int opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                 CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-  void *vals[] = {elog, (void *)(uintptr_t)sizeof elog, ilog,
-                  (void *)(uintptr_t)sizeof ilog};
+  void *vals[] = {elog, (void *)(uintptr_t)(sizeof elog - 1), ilog,
+                  (void *)(uintptr_t)(sizeof ilog - 1)};
   CUresult r = cu->cuModuleLoadDataEx(&m->mod, k->ptx, 4, opts, vals);
+  elog[sizeof elog - 1] = ilog[sizeof ilog - 1] = 0;
   if (r != CUDA_SUCCESS) {
     free(m);
     if (kc__cu_is_sticky(r))
       return kc__cuda_fail(s, r, KC_EJIT, "cuModuleLoadDataEx");
     size_t n = strlen(elog);
+    char head[64] = "; JIT log:\n";
+    if (n == sizeof elog - 1)
+      snprintf(head, sizeof head, "; JIT log (cut at %zu bytes):\n", n);
     while (n && (elog[n - 1] == '\n' || elog[n - 1] == ' '))
       elog[--n] = 0;
     return kc_backend_error(KC_EJIT,
                             "cuda: kernel '%s': the driver could not load "
                             "its PTX: %s%s%s",
                             k->name, kc__cu_errstr(r),
-                            n ? "; JIT log:\n" : " (the JIT left no log)",
-                            elog);
+                            n ? head : " (the JIT left no log)", elog);
   }
   if (ilog[0])
     kc_backend_verbose("cuda: JIT of '%s': %s", k->name, ilog);

@@ -13,6 +13,7 @@
  */
 #include <config.h>
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,8 +60,14 @@ void kc__cuda_queue_destroy(void *state, void *queue) {
   if (!L)
     return;
   kc__cuda_state *s = L->dev;
+  /* The core fenced the queue just before; a fault found now is the
+   * device's all the same.  The slot cannot return it: kc__cuda_fail
+   * remembers a fault, which every later call then reports. */
+  CUresult r = CUDA_SUCCESS;
   if (!s->sticky && kc__cuda_current(s) == 0)
-    s->cu->cuStreamSynchronize(L->stream);
+    r = s->cu->cuStreamSynchronize(L->stream);
+  if (r != CUDA_SUCCESS)
+    kc__cuda_fail(s, r, KC_EDEVICE, "cuStreamSynchronize destroying a queue");
   if (s->cur == L)
     s->cur = &s->main;
   kc__cuda_lane_close(s, L);
@@ -204,6 +211,12 @@ int kc__cuda_event_elapsed(void *state, void *start, void *end, double *ms) {
                                        "(kc_event_synchronize first)");
   if (r != CUDA_SUCCESS)
     return kc__cuda_fail(s, r, KC_EINVAL, "cuEventElapsedTime");
+  if (!isfinite(t) || t < 0)
+    return kc_backend_error(KC_EDEVICE,
+                            "cuda: kc_event_elapsed: cuEventElapsedTime "
+                            "reported %g ms, which is not a time between "
+                            "two events",
+                            (double)t);
   *ms = t;
   return 0;
 }
