@@ -238,6 +238,9 @@ static int launch_entered(call c, kc_kernel *k, kc_launch *l,
     pthread_mutex_lock(&kc__rt.lock);
     l->kernel_state = k->state;
     rc = KC__SLOT(kc__rt.ops->launch(kc__rt.state, l));
+    if (kc__unlikely(
+            atomic_load_explicit(&kc__chunk_oom, memory_order_relaxed)))
+      rc = kc__chunk_failed(k->info.name);
     pthread_mutex_unlock(&kc__rt.lock);
     kc__tools_end_parallel(what[c], kid);
     return rc;
@@ -245,6 +248,10 @@ static int launch_entered(call c, kc_kernel *k, kc_launch *l,
   if (kc__likely(rc == 0)) {
     l->kernel_state = k->state;
     rc = KC__SLOT(kc__rt.ops->launch(kc__rt.state, l));
+    /* Read under the lock, after the launch's join: its own chunks. */
+    if (kc__unlikely(
+            atomic_load_explicit(&kc__chunk_oom, memory_order_relaxed)))
+      rc = kc__chunk_failed(k->info.name);
   }
   pthread_mutex_unlock(&kc__rt.lock);
   return rc;

@@ -6,11 +6,13 @@
  * pointer without any lock, allocated on first use and grown only when a
  * larger chunk or element type asks for more: after the first chunk a
  * thread runs, asking costs a thread-local load and a compare.  The set is
- * freed when the thread exits (a pthread key destructor).
+ * freed when the thread exits (a pthread key destructor).  Out of memory,
+ * the chunk's call returns early and its launch fails with KC_ENOMEM.
  */
 #include <config.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +28,10 @@ typedef struct buffers {
 
 static _Thread_local buffers *mine;
 static pthread_key_t key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static int key_ok;
+static pthread_mutex_t key_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int key_made; /* tried again until it works */
+
+atomic_int kc__chunk_oom;
 
 static void destroy(void *arg) {
   buffers *b = arg;
@@ -36,9 +40,21 @@ static void destroy(void *arg) {
   free(b);
 }
 
-static void make_key(void) { key_ok = pthread_key_create(&key, destroy) == 0; }
+/* Without the key a thread's buffers could not be freed when it exits:
+ * no buffers then (a failed pthread_key_create was never retried, and
+ * every worker's buffers leaked). */
+static int have_key(void) {
+  if (atomic_load_explicit(&key_made, memory_order_acquire))
+    return 1;
+  pthread_mutex_lock(&key_lock);
+  if (!atomic_load_explicit(&key_made, memory_order_relaxed) &&
+      pthread_key_create(&key, destroy) == 0)
+    atomic_store_explicit(&key_made, 1, memory_order_release);
+  pthread_mutex_unlock(&key_lock);
+  return atomic_load_explicit(&key_made, memory_order_relaxed);
+}
 
-/* A kernel body cannot return an error: a failure here is the end. */
+/* A misused KC_CHUNK_BUFFER (a programming error) ends the process. */
 static _Noreturn void die(const char *what, int slot, size_t bytes) {
   fprintf(stderr,
           "kc: KC_CHUNK_BUFFER: %s (buffer %d, %zu bytes); a chunk body may "
@@ -47,7 +63,8 @@ static _Noreturn void die(const char *what, int slot, size_t bytes) {
   abort();
 }
 
-void *kc__chunk_buffer(int slot, size_t bytes) {
+/* The buffer, or NULL when memory (or the thread key) ran out. */
+static void *get(int slot, size_t bytes) {
   buffers *b = mine;
   if (slot < 0 || slot >= KC_CHUNK_BUFFERS_MAX)
     die("too many buffers in one chunk", slot, bytes);
@@ -57,12 +74,12 @@ void *kc__chunk_buffer(int slot, size_t bytes) {
   if (bytes > (size_t)PTRDIFF_MAX)
     die("larger than any object can be", slot, bytes);
   if (!b) {
-    b = calloc(1, sizeof *b);
-    if (!b)
-      die("out of memory", slot, bytes);
-    pthread_once(&key_once, make_key);
-    if (key_ok)
-      pthread_setspecific(key, b);
+    if (!have_key() || !(b = calloc(1, sizeof *b)))
+      return NULL;
+    if (pthread_setspecific(key, b) != 0) {
+      free(b);
+      return NULL;
+    }
     mine = b;
   }
   /* Whole cache lines, at least 4 KiB: a thread's chunks differ in length
@@ -70,9 +87,34 @@ void *kc__chunk_buffer(int slot, size_t bytes) {
   size_t want = bytes < 4096 ? 4096 : (bytes + 63) & ~(size_t)63;
   void *p = aligned_alloc(64, want);
   if (!p)
-    die("out of memory", slot, bytes);
+    return NULL;
   free(b->p[slot]);
   b->p[slot] = p;
   b->cap[slot] = want;
   return p;
+}
+
+/* Kernels built with kc 0.1's headers: they cannot return from a chunk. */
+void *kc__chunk_buffer(int slot, size_t bytes) {
+  void *p = get(slot, bytes);
+  if (!p)
+    die("out of memory", slot, bytes);
+  return p;
+}
+
+/* KC_CHUNK_BUFFER: NULL ends the chunk's call early; the launch then
+ * fails with KC_ENOMEM (dispatch.c reads kc__chunk_oom after it). */
+void *kc__chunk_buffer_try(int slot, size_t bytes) {
+  void *p = get(slot, bytes);
+  if (kc__unlikely(!p))
+    atomic_store_explicit(&kc__chunk_oom, 1, memory_order_relaxed);
+  return p;
+}
+
+int kc__chunk_failed(const char *kernel) {
+  atomic_store_explicit(&kc__chunk_oom, 0, memory_order_relaxed);
+  return kc__error(KC_ENOMEM,
+                   "kernel '%s': out of memory for a KC_CHUNK_BUFFER; the "
+                   "chunks of the threads that had none were not run",
+                   kernel);
 }

@@ -346,6 +346,12 @@ void kc__queues_release(void) KC__HIDDEN;
  * (its kernel lookups deadlocked).  These locks are leaves: none is held
  * while waiting for another (init.c's handlers). */
 void kc__kernels_fork_lock(int take) KC__HIDDEN;
+
+/* host-chunkbuf.c: set when a KC_CHUNK_BUFFER could not be had (the chunk
+ * returned early); kc__chunk_failed clears it and reports KC_ENOMEM for
+ * the launch of `kernel`. */
+extern atomic_int kc__chunk_oom KC__HIDDEN;
+int kc__chunk_failed(const char *kernel) KC__HIDDEN;
 void kc__memory_fork_lock(int take) KC__HIDDEN;
 void kc__queues_fork_lock(int take) KC__HIDDEN;
 void kc__ffi_fork_lock(int take) KC__HIDDEN;

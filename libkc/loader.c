@@ -323,18 +323,27 @@ static int scan_dir(const char *dir, char ***out) {
   return n;
 }
 
-/* The first file libkc-<name>.so in the search path (allocated), or NULL.
- * A symbolic link counts even when it leads nowhere: the file check then
- * says so. */
-static char *find_named(const search_path *sp, const char *name) {
+/* The first file libkc-<name>.so in the search path: 0 and *path
+ * (allocated); KC_ENOBACKEND when there is none; KC_ENOMEM (with the
+ * detail) when a name could not be built, which is not "absent": a
+ * preference list must not go on to its next backend for it.  A symbolic
+ * link counts even when it leads nowhere: the file check then says so. */
+static int find_named(const search_path *sp, const char *name, char **path) {
+  *path = NULL;
   for (int i = 0; i < sp->n; i++) {
     struct stat st;
-    char *path = join_plugin(sp->d[i].dir, name);
-    if (path && lstat(path, &st) == 0)
-      return path;
-    free(path);
+    char *p = join_plugin(sp->d[i].dir, name);
+    if (!p)
+      return kc__error(KC_ENOMEM,
+                       "out of memory looking for backend '%s' in %s", name,
+                       sp->d[i].dir);
+    if (lstat(p, &st) == 0) {
+      *path = p;
+      return 0;
+    }
+    free(p);
   }
-  return NULL;
+  return KC_ENOBACKEND;
 }
 
 /* Whether the ", "-separated list `list` has `name`. */
@@ -691,6 +700,10 @@ static int take_serial(kc__backend_pick *out) {
   return 0;
 }
 
+/* Set when a backend could not be looked up for want of memory (under
+ * kc's init lock): the search stops there instead of trying the next. */
+static int lookup_failed;
+
 /* One element of KC_BACKEND: a path (it has a '/'), "serial", or a name. */
 static int try_token(const search_path *sp, const char *tok,
                      kc__backend_pick *out) {
@@ -698,7 +711,12 @@ static int try_token(const search_path *sp, const char *tok,
     return try_file(tok, out);
   if (strcmp(tok, "serial") == 0)
     return take_serial(out);
-  char *path = find_named(sp, tok);
+  char *path = NULL;
+  int found = find_named(sp, tok, &path);
+  if (found == KC_ENOMEM) {
+    lookup_failed = 1;
+    return found;
+  }
   if (!path) {
     strbuf avail = {0};
     available_names(sp, &avail);
@@ -743,10 +761,15 @@ static int start_list(const search_path *sp, const char *env, char **tok,
   kc__verbose("KC_BACKEND=%s (preference list)", env);
   strbuf why = {0};
   int rc = KC_ENOBACKEND;
+  lookup_failed = 0;
   for (int i = 0; i < ntok; i++) {
     rc = try_start(sp, tok[i], start, arg);
     if (rc == 0)
       break;
+    if (lookup_failed) {
+      free(why.s);
+      return rc; /* its own detail: out of memory, not "no backend" */
+    }
     sb_addf(&why, "%s%s: %s", i ? "; " : "", tok[i], kc_last_error());
     if (i + 1 < ntok)
       kc__verbose("'%s' cannot be used (%s): trying '%s'", tok[i],
@@ -766,7 +789,12 @@ static int start_auto(const search_path *sp, kc__backend_start_fn start,
   strbuf why = {0};
   int rc;
   for (size_t i = 0; i < sizeof auto_order / sizeof *auto_order; i++) {
-    char *path = find_named(sp, auto_order[i]);
+    char *path = NULL;
+    rc = find_named(sp, auto_order[i], &path);
+    if (rc == KC_ENOMEM) {
+      free(why.s);
+      return rc;
+    }
     if (!path) {
       kc__verbose("no plugin file libkc-%s.so in the search path",
                   auto_order[i]);

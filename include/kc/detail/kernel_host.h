@@ -942,9 +942,11 @@ static inline KC__UNUSED void kc__team_part(const kc_team *t, kc_index b,
 /* The calling thread's buffer number `slot` (0 .. KC_CHUNK_BUFFERS_MAX-1),
  * at least `bytes` long, 64-byte aligned: allocated on first use, grown
  * when a larger one is asked for, kept until the thread exits.  Internal:
- * KC_CHUNK_BUFFER calls it.  Out of memory or a bad slot (a
+ * KC_CHUNK_BUFFER calls it.  Out of memory it returns NULL: the chunk's
+ * call returns, and the launch fails with KC_ENOMEM.  A bad slot (a
  * KC_CHUNK_BUFFER inside a loop, or too many) prints the reason and
- * aborts: a kernel body has no way to report an error. */
+ * aborts.  (kc__chunk_buffer, kc 0.1's, aborts out of memory too.) */
+KC_API void *kc__chunk_buffer_try(int slot, size_t bytes);
 KC_API void *kc__chunk_buffer(int slot, size_t bytes);
 
 /* The body runs for chunks [b, e) of at most KC_CHUNK_MAX indices of the
@@ -976,7 +978,9 @@ KC_API void *kc__chunk_buffer(int slot, size_t bytes);
 
 #define KC_CHUNK_BUFFER(type, name)                                            \
   type *restrict const name =                                                  \
-      (type *)kc__chunk_buffer(kc__cslot++, sizeof(type) * kc__cn)
+      (type *)kc__chunk_buffer_try(kc__cslot++, sizeof(type) * kc__cn);        \
+  if (__builtin_expect(name == NULL, 0))                                       \
+  return KC__BODY_DONE
 
 /* Handles. */
 /* The hidden handle is weak: an object that does not define the kernel
