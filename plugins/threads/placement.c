@@ -188,7 +188,9 @@ int kc__placement_find(kc__pool_bind bind, kc__placement *out, char *err,
   cpuset mask = {NULL, 0}, allowed;
   int rc = thread_mask(&mask);
   if (rc != 0) {
-    snprintf(err, errlen, "sched_getaffinity: %s", strerror(-rc));
+    snprintf(err, errlen, "%s: %s",
+             rc == -ENOMEM ? "reading the affinity mask" : "sched_getaffinity",
+             strerror(-rc));
     return rc;
   }
   allowed.ncpu = mask.ncpu;
