@@ -1,12 +1,17 @@
 """Kernels: loading kcc-built libraries, building them, launching."""
 
+import contextlib
 import ctypes
 import hashlib
+import json
 import os
+import pathlib
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
+import warnings
 
 import numpy as np
 
@@ -475,13 +480,14 @@ def load(path):
 def _kcc():
     env = os.environ.get("KC_KCC")
     if env:
+        if not (os.path.isfile(env) and os.access(env, os.X_OK)):
+            raise _inval("KC_KCC=%s is not an executable file" % env)
         return env
     pkg = shutil.which(os.environ.get("PKG_CONFIG", "pkg-config"))
     if pkg:
-        r = subprocess.run([pkg, "--variable=kcc", "kc"],
-                           capture_output=True, text=True)
-        cand = r.stdout.strip()
-        if r.returncode == 0 and cand and os.access(cand, os.X_OK):
+        r = _run([pkg, "--variable=kcc", "kc"])
+        cand = r.stdout.strip() if r else ""
+        if r and r.returncode == 0 and cand and os.access(cand, os.X_OK):
             return cand
     found = shutil.which("kcc")
     if not found:
@@ -491,55 +497,173 @@ def _kcc():
     return found
 
 
+def _run(cmd, timeout=60):
+    """A helper program's result, or None if it could not run."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=timeout)
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def _pkg_flags():
     pkg = shutil.which(os.environ.get("PKG_CONFIG", "pkg-config"))
     if not pkg:
         return []
-    r = subprocess.run([pkg, "--cflags", "--libs", "kc"],
-                       capture_output=True, text=True)
-    return r.stdout.split() if r.returncode == 0 else []
+    r = _run([pkg, "--cflags", "--libs", "kc"])
+    return r.stdout.split() if r and r.returncode == 0 else []
 
 
 def cache_dir():
     """Where build() keeps compiled libraries: $KC_PY_CACHE, else
-    $XDG_CACHE_HOME/kc or ~/.cache/kc."""
+    $XDG_CACHE_HOME/kc (an absolute XDG_CACHE_HOME only, as the XDG
+    specification says) or ~/.cache/kc.  Without a home directory (HOME
+    unset and none in the password database) there is no default: a
+    relative "~" once put the cache under the current directory, where
+    another user could plant a library."""
     d = os.environ.get("KC_PY_CACHE")
-    if not d:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
-            os.path.expanduser("~"), ".cache")
-        d = os.path.join(base, "kc")
-    return d
+    if d:
+        return os.path.abspath(d)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, "kc")
+    try:
+        home = str(pathlib.Path.home())
+    except (RuntimeError, KeyError):
+        home = ""
+    if not home or not os.path.isabs(home):
+        raise _inval("kc.build: no cache directory: there is no home "
+                     "directory (HOME is unset and the user has none); set "
+                     "KC_PY_CACHE or pass cache=")
+    return os.path.join(home, ".cache", "kc")
 
 
-def build(source, flags=(), depends=(), cache=None):
-    """Builds a .kc.c file into a shared library with kcc (once: the result
-    is cached under a key made of the source, the files in `depends`, the
-    flags, kcc's path and version and libkc's path) and loads it.
-    Returns a kc.Library.  A failed compile raises kc.EJIT with kcc's
-    output."""
-    kcc = _kcc()
+def _own_dir(d):
+    """Creates the cache directory d (mode 0700) if needed and checks that
+    it is one the caller alone can write: a directory, not a symbolic link,
+    owned by this user, not writable by group or others.  A library another
+    user could put there would run in this process."""
+    try:
+        os.makedirs(d, mode=0o700, exist_ok=True)
+        st = os.lstat(d)
+    except OSError as e:
+        raise _inval("kc.build: cannot use cache directory %s: %s" % (d, e))
+    why = None
+    if stat.S_ISLNK(st.st_mode):
+        why = "it is a symbolic link"
+    elif not stat.S_ISDIR(st.st_mode):
+        why = "it is not a directory"
+    elif st.st_uid != os.geteuid():
+        why = "it belongs to uid %d, not to this user (uid %d)" % (
+            st.st_uid, os.geteuid())
+    elif st.st_mode & 0o022:
+        why = "group or others may write to it (mode %o)" % (
+            st.st_mode & 0o777)
+    if why:
+        raise _inval("kc.build: cache directory %s refused: %s (a library "
+                     "put there by someone else would run in this process;"
+                     " use a directory of your own: KC_PY_CACHE or cache=)"
+                     % (d, why))
+
+
+def _cached_ok(path):
+    """Whether the cached library can be loaded: a regular file of this
+    user's, not writable by others, that passes kc's own check of shared
+    objects (a file cut short by a crash killed the process with SIGBUS).
+    None when there is no such file."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid()
+            or st.st_mode & 0o022):
+        raise _inval("kc.build: cached library %s refused: not a regular "
+                     "file of this user's that only this user may write"
+                     % path)
+    return _lib.lib.kc_backend_check_library(os.fsencode(path)) == 0
+
+
+def _stamp(path):
+    """What identifies a file that is not hashed: its real path, size and
+    modification time."""
+    try:
+        real = os.path.realpath(path)
+        st = os.stat(real)
+        return "%s:%d:%d" % (real, st.st_size, st.st_mtime_ns)
+    except OSError:
+        return path
+
+
+def _key(kcc, source, flags, depends):
+    """The cache key: the source and its dependencies, the flags (each one
+    whole), and what else decides the library kcc writes: kcc and libkc
+    (path, size, time), kcc's configuration (C compiler, PTX compiler and
+    architecture, headers) and the environment it reads."""
     h = hashlib.sha256()
     with open(source, "rb") as f:
         h.update(f.read())
     for dep in depends:
         with open(dep, "rb") as f:
             h.update(b"\0dep\0" + f.read())
-    ver = subprocess.run([kcc, "--version"], capture_output=True, text=True)
-    for part in (kcc, ver.stdout, _lib.path, " ".join(flags)):
-        h.update(b"\0" + part.encode())
-    d = cache or cache_dir()
-    os.makedirs(d, exist_ok=True)
+    conf = _run([kcc, "--print-config"])
+    parts = {
+        "flags": list(flags),
+        "pkg": _pkg_flags(),
+        "kcc": _stamp(kcc),
+        "libkc": _stamp(_lib.library_file()),
+        "config": conf.stdout if conf else "",
+        "env": {k: os.environ.get(k) for k in (
+            "CC", "KC_NVCC", "KC_NVCCFLAGS", "KC_PTX_ARCH", "KCC_INCLUDEDIR",
+            "CFLAGS", "CPPFLAGS")},
+    }
+    h.update(b"\0" + json.dumps(parts, sort_keys=True).encode())
+    return h.hexdigest()[:24]
+
+
+def build(source, flags=(), depends=(), cache=None):
+    """Builds a .kc.c file into a shared library with kcc (once: the result
+    is cached under a key made of the source, the files in `depends`, the
+    flags, kcc and libkc, kcc's configuration and the environment it
+    reads) and loads it.  Returns a kc.Library.  A failed compile raises
+    kc.EJIT with kcc's output; kcc's warnings of a build that worked come
+    as Python warnings."""
+    kcc = _kcc()
+    d = os.path.abspath(cache) if cache else cache_dir()
+    _own_dir(d)
     out = os.path.join(d, "%s-%s.so" % (
-        os.path.basename(source).split(".")[0], h.hexdigest()[:24]))
-    if not os.path.exists(out):
-        fd, tmp = tempfile.mkstemp(suffix=".so", dir=d)
-        os.close(fd)
-        cmd = [kcc, "-shared", "-fPIC", "-o", tmp, os.path.abspath(source)] \
-            + list(flags) + _pkg_flags()
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            os.unlink(tmp)
-            raise by_code[-11](-11, "kcc failed (%s):\n%s%s" % (
-                " ".join(cmd), r.stdout, r.stderr))
-        os.replace(tmp, out)  # atomic: concurrent builders agree
+        os.path.basename(source).split(".")[0],
+        _key(kcc, source, flags, depends)))
+    ok = _cached_ok(out)
+    if ok is False:  # cut short or broken: built again
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(out)
+    if not ok:
+        _compile(kcc, source, flags, d, out)
     return load(out)
+
+
+def _compile(kcc, source, flags, d, out):
+    fd, tmp = tempfile.mkstemp(prefix=".kc-tmp-", suffix=".so", dir=d)
+    os.close(fd)
+    try:
+        cmd = [kcc, "-shared", "-fPIC", "-o", tmp,
+               os.path.abspath(source)] + list(flags) + _pkg_flags()
+        r = _run(cmd, timeout=None)
+        if r is None or r.returncode != 0:
+            raise by_code[-11](-11, "kcc failed (%s):\n%s%s" % (
+                " ".join(cmd), r.stdout if r else "",
+                r.stderr if r else "kcc could not be run"))
+        if r.stderr.strip():
+            warnings.warn("kcc (%s): %s" % (source, r.stderr.strip()),
+                          stacklevel=3)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, out)  # atomic: concurrent builders agree
+        dfd = os.open(d, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)

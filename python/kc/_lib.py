@@ -162,6 +162,31 @@ def _load():
 
 lib, path = _load()
 
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def library_file():
+    """The file libkc was loaded from (its real path): the loader's own
+    answer (dladdr), also when it was found by its soname alone."""
+    try:
+        dladdr = ctypes.CDLL(None).dladdr
+        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+        dladdr.restype = ctypes.c_int
+        info = _DlInfo()
+        addr = ctypes.cast(lib.kc_version, ctypes.c_void_p)
+        if dladdr(addr, ctypes.byref(info)) and info.dli_fname:
+            return os.path.realpath(os.fsdecode(info.dli_fname))
+    except (AttributeError, OSError):
+        pass
+    return path
+
+
+# kc.library_path: a file, also when the linker's search found libkc.
+path = library_file()
+
 _c_int = ctypes.c_int
 _vp = ctypes.c_void_p
 _sz = ctypes.c_size_t
@@ -176,6 +201,7 @@ def _decl(name, restype, *argtypes):
 
 
 _decl("kc_init", _c_int)
+_decl("kc_backend_check_library", _c_int, _cp)
 _decl("kc_finalize", _c_int)
 _decl("kc_is_initialized", _c_int)
 _decl("kc_version", _cp)
