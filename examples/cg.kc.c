@@ -32,6 +32,10 @@
  * block of rows, a team thread per row, the row's nonzeros over the
  * thread's vector lanes (on the host, one thread per team and a vectorised
  * loop per row).  A is CSR: rowptr (nrows + 1), col, val. */
+
+/* The largest grid: its at most 7 N^3 nonzeros must fit the int32_t
+ * offsets of rowptr (7 * 675^3 > 2^31 - 1). */
+#define CG_MAX_N 674
 KC_TEAM_ARGS(cg_spmv,
              ((const int32_t *restrict, rowptr), (const int32_t *restrict, col),
               (const double *restrict, val), (const double *restrict, x),
@@ -161,6 +165,7 @@ KC_FOR_ARGS(cg_resid,
  * KC_KERNELS_ONLY defined, their argument structs and handles with
  * KC_DECLARE_ONLY (kernel_args.h). */
 #if !KC_DEVICE_PASS && !defined(KC_KERNELS_ONLY) && !defined(KC_DECLARE_ONLY)
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -171,6 +176,28 @@ static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A whole argument as an integer or a double: 0, or -1 when it is not
+ * one number from start to end (atoll took "8x" as 8) or out of range. */
+static int arg_int(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (end == s || *end || errno)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static int arg_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || *end || errno)
+    return -1;
+  *out = v;
+  return 0;
 }
 
 /* A device copy of `bytes` at `host`. */
@@ -214,14 +241,15 @@ int main(int argc, char **argv) {
   int64_t n = 24, maxit = 1000, check = 1;
   double tol = 1e-10;
   for (int a = 1; a < argc; a++) {
-    if (!strcmp(argv[a], "-n") && a + 1 < argc)
-      n = atoll(argv[++a]);
-    else if (!strcmp(argv[a], "-tol") && a + 1 < argc)
-      tol = atof(argv[++a]);
-    else if (!strcmp(argv[a], "-maxit") && a + 1 < argc)
-      maxit = atoll(argv[++a]);
-    else if (!strcmp(argv[a], "-check") && a + 1 < argc)
-      check = atoll(argv[++a]);
+    const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+    if (!strcmp(argv[a], "-n") && v && arg_int(v, &n) == 0)
+      a++;
+    else if (!strcmp(argv[a], "-tol") && v && arg_double(v, &tol) == 0)
+      a++;
+    else if (!strcmp(argv[a], "-maxit") && v && arg_int(v, &maxit) == 0)
+      a++;
+    else if (!strcmp(argv[a], "-check") && v && arg_int(v, &check) == 0)
+      a++;
     else if (!strcmp(argv[a], "-spmv") && a + 1 < argc &&
              (!strcmp(argv[a + 1], "row") || !strcmp(argv[a + 1], "team") ||
               !strcmp(argv[a + 1], "ell"))) {
@@ -235,8 +263,11 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (n < 2 || n > 1000 || !(tol > 0) || maxit < 1 || check < 1) {
-    fprintf(stderr, "cg: need 2 <= N <= 1000, TOL > 0, K >= 1\n");
+  /* A tolerance of 1 or more (or inf) is met before the first iteration:
+   * it would report success having solved nothing. */
+  if (n < 2 || n > CG_MAX_N || !(tol > 0 && tol < 1) || maxit < 1 ||
+      check < 1) {
+    fprintf(stderr, "cg: need 2 <= N <= %d, 0 < TOL < 1, K >= 1\n", CG_MAX_N);
     return 2;
   }
 

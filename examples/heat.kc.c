@@ -51,6 +51,7 @@ KC_MDREDUCE_SUM_ARGS(heat_total, ((const double *, g), (int64_t, ny)), (i, j),
  * KC_KERNELS_ONLY defined, their argument structs and handles with
  * KC_DECLARE_ONLY (kernel_args.h). */
 #if !KC_DEVICE_PASS && !defined(KC_KERNELS_ONLY) && !defined(KC_DECLARE_ONLY)
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -61,30 +62,60 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* A whole argument as an integer: 0, or -1 when it is not one number
+ * from start to end (atoll took "8x" as 8) or out of range. */
+static int arg_int(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (end == s || *end || errno)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+/* "TI,TJ", both >= 0 (0: the backend's tile). */
+static int arg_tile(const char *s, kc_index tile[2]) {
+  const char *comma = strchr(s, ',');
+  char first[32];
+  int64_t ti, tj;
+  if (!comma || comma - s >= (long)sizeof first)
+    return -1;
+  memcpy(first, s, (size_t)(comma - s));
+  first[comma - s] = '\0';
+  if (arg_int(first, &ti) < 0 || arg_int(comma + 1, &tj) < 0 || ti < 0 ||
+      tj < 0)
+    return -1;
+  tile[0] = ti;
+  tile[1] = tj;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   int64_t n = 64, maxsteps = 100000, check = 50;
   kc_index tile[2] = {0, 0};
   const double alpha = 0.24, tol = 1e-6;
   for (int a = 1; a < argc; a++) {
-    if (!strcmp(argv[a], "-n") && a + 1 < argc)
-      n = atoll(argv[++a]);
-    else if (!strcmp(argv[a], "-s") && a + 1 < argc)
-      maxsteps = atoll(argv[++a]);
-    else if (!strcmp(argv[a], "-t") && a + 1 < argc) {
-      long long ti, tj;
-      if (sscanf(argv[++a], "%lld,%lld", &ti, &tj) != 2) {
-        fprintf(stderr, "heat: -t wants TILE_I,TILE_J\n");
+    const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+    if (!strcmp(argv[a], "-n") && v && arg_int(v, &n) == 0)
+      a++;
+    else if (!strcmp(argv[a], "-s") && v && arg_int(v, &maxsteps) == 0)
+      a++;
+    else if (!strcmp(argv[a], "-t") && v) {
+      if (arg_tile(argv[++a], tile) < 0) {
+        fprintf(stderr, "heat: -t wants TILE_I,TILE_J (each >= 0)\n");
         return 2;
       }
-      tile[0] = ti;
-      tile[1] = tj;
     } else {
       fprintf(stderr, "usage: heat [-n N] [-s MAXSTEPS] [-t TI,TJ]\n");
       return 2;
     }
   }
-  if (n < 8 || maxsteps < 1) {
-    fprintf(stderr, "heat: need N >= 8 and MAXSTEPS >= 1\n");
+  /* The grid's bytes must fit a size_t before n * n is computed (2^32
+   * squared wrapped to 0, and calloc(0) succeeded). */
+  if (n < 8 || n > (int64_t)(SIZE_MAX / sizeof(double)) / n || maxsteps < 1) {
+    fprintf(stderr, "heat: need N >= 8 with N x N doubles addressable, and "
+                    "MAXSTEPS >= 1\n");
     return 2;
   }
 

@@ -206,7 +206,15 @@ static int fill_info(kc_info *out) {
 }
 
 /* Starts the backend the loader picked; on failure nothing is left
- * behind, and the loader may try the next one. */
+ * behind, and the loader may try the next one.
+ *
+ * KC_DEVICE names a device of a backend that has devices; a host backend
+ * has none (its info says device -1, and kc_info "host backend"), so
+ * KC_DEVICE does not apply to it and is ignored there: a GPU job's
+ * KC_DEVICE=1 must not stop it on a CPU-only node.  Only the info slot
+ * tells the two apart, after init: a backend of one device (what a host
+ * backend probes) that KC_DEVICE points past is started on device 0, and
+ * undone with KC_DEVICE's KC_ENODEV if its info then names a device. */
 static int start_backend(const kc__backend_pick *pick, void *arg) {
   kc_info *info = arg;
   kc_backend_config *cfg = &kc__rt.cfg;
@@ -214,7 +222,11 @@ static int start_backend(const kc__backend_pick *pick, void *arg) {
   int rc = kc__device_choose(pick->ops->name, pick->path, pick->ndevices,
                              &cfg->device, kc__rt.device_from,
                              sizeof kc__rt.device_from);
-  if (rc < 0)
+  const int maybe_host = rc == KC_ENODEV && pick->ndevices == 1;
+  char refused[sizeof kc__rt.path + 128];
+  if (maybe_host)
+    snprintf(refused, sizeof refused, "%s", kc_last_error());
+  else if (rc < 0)
     return rc;
 
   const kc_backend_ops *ops = pick->ops;
@@ -241,8 +253,11 @@ static int start_backend(const kc__backend_pick *pick, void *arg) {
   pthread_mutex_lock(&kc__rt.lock);
   rc = fill_info(info);
   pthread_mutex_unlock(&kc__rt.lock);
-  if (rc < 0) {
+  if (rc < 0)
     kc__error_wrap(rc, "backend '%s': its info slot failed", ops->name);
+  else if (maybe_host && info->device >= 0)
+    rc = kc__error(KC_ENODEV, "%s", refused);
+  if (rc < 0) {
     KC__SLOT_VOID(ops->finalize(state)); /* must not fail (backend.h) */
     free(state);
     kc__rt.ops = NULL;
@@ -251,6 +266,10 @@ static int start_backend(const kc__backend_pick *pick, void *arg) {
     kc__rt.path[0] = '\0';
     return rc;
   }
+  if (maybe_host)
+    kc__verbose("KC_DEVICE=%s does not apply to host backend '%s' (it has "
+                "no device): ignored",
+                getenv("KC_DEVICE"), ops->name);
   return 0;
 }
 

@@ -61,7 +61,7 @@ static void expect(const char *var, const char *value, int device,
 }
 
 static void launchers(void) {
-  expect(NULL, NULL, 0, "default (no KC_DEVICE, no launcher's local rank)");
+  expect(NULL, NULL, 0, "default (no KC_DEVICE, no valid launcher local rank)");
   expect("OMPI_COMM_WORLD_LOCAL_RANK", "2", 2,
          "OMPI_COMM_WORLD_LOCAL_RANK=2 (local rank 2 mod 4 devices)");
   expect("MV2_COMM_WORLD_LOCAL_RANK", "5", 1,
@@ -95,6 +95,18 @@ static void malformed(void) {
             info.device, info.device_from);
     KC_CHECK_EQ_INT(info.device, 2);
     KC_CHECK_CONTAINS(info.device_from, "SLURM_LOCALID=6");
+    KC_CHECK_OK(kc_finalize());
+  }
+  /* Every launcher variable malformed: the default, which says so. */
+  clear_env();
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "x", 1);
+  setenv("SLURM_LOCALID", "-1", 1);
+  if (KC_CHECK_OK(kc_init()) == 0) {
+    kc_info info = {.struct_size = sizeof info};
+    KC_CHECK_OK(kc_get_info(&info));
+    KC_CHECK_EQ_INT(info.device, 0);
+    KC_CHECK_EQ_STR(info.device_from,
+                    "default (no KC_DEVICE, no valid launcher local rank)");
     KC_CHECK_OK(kc_finalize());
   }
 }
@@ -145,26 +157,141 @@ static void overrides(void) {
   setenv("KC_DEVICE_MAP", "random", 1);
   KC_CHECK_ERR(kc_init(), KC_EINVAL);
   KC_CHECK_CONTAINS(kc_last_error(), "KC_DEVICE_MAP='random'");
+  /* Checked even when KC_DEVICE decides (doc/mpi.md: any other value
+   * fails). */
+  setenv("KC_DEVICE", "1", 1);
+  setenv("KC_DEVICE_MAP", "bogus", 1);
+  KC_CHECK_ERR(kc_init(), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "KC_DEVICE_MAP='bogus'");
+  if (kc_is_initialized())
+    kc_finalize();
+  clear_env();
 }
 
-/* kc-info prints the device and what chose it; KC_VERBOSE says it too. */
-static void kc_info_tool(void) {
+/* A host backend has no device (kc_info: device -1, "host backend"):
+ * KC_DEVICE does not apply to it and is ignored, with a KC_VERBOSE note.
+ * A backend that has one device still refuses KC_DEVICE=1. */
+static void host_ignores_device(void) {
+  const char *built = getenv("KC_TEST_BACKENDS");
+  static const char *const hosts[] = {"serial", "threads", "openmp"};
+  for (int b = 0; b < 3; b++) {
+    if (b > 0 && (!built || !strstr(built, hosts[b])))
+      continue;
+    clear_env();
+    setenv("KC_PLUGIN_PATH", getenv("KC_TEST_PLUGIN_PATH"), 1);
+    setenv("KC_BACKEND", hosts[b], 1);
+    setenv("KC_DEVICE", "1", 1);
+    if (KC_CHECK_OK(kc_init()) != 0) {
+      KC_INFO("%s, KC_DEVICE=1: %s", hosts[b], kc_last_error());
+      continue;
+    }
+    kc_info info = {.struct_size = sizeof info};
+    KC_CHECK_OK(kc_get_info(&info));
+    KC_CHECK_EQ_INT(info.device, -1);
+    KC_CHECK_EQ_STR(info.device_from, "host backend");
+    KC_CHECK_OK(kc_finalize());
+  }
+  clear_env();
+  setenv("KC_PLUGIN_PATH", getenv("KC_TEST_PLUGIN_DIR"), 1);
+  setenv("KC_BACKEND", "multidev", 1);
+  setenv("KC_TEST_MULTIDEV_COUNT", "1", 1);
+  setenv("KC_DEVICE", "1", 1);
+  KC_CHECK_ERR(kc_init(), KC_ENODEV);
+  KC_CHECK_CONTAINS(kc_last_error(), "KC_DEVICE=1 but backend 'multidev' (");
+  KC_CHECK_CONTAINS(kc_last_error(), "has 1 device(s)");
+  if (kc_is_initialized())
+    kc_finalize();
+  unsetenv("KC_TEST_MULTIDEV_COUNT");
+  clear_env();
+}
+
+/* kc-info's output (stdout and stderr) with `env` (VAR=value ...) before
+ * it on the command line, on the cleared environment; NULL if it did not
+ * exit 0. */
+static const char *kc_info_run(const char *env) {
   clear_env();
   char cmd[4096];
-  snprintf(cmd, sizeof cmd,
-           "OMPI_COMM_WORLD_LOCAL_RANK=5 KC_VERBOSE=1 '%s/tools/kc-info' 2>&1",
+  snprintf(cmd, sizeof cmd, "%s KC_VERBOSE=1 '%s/tools/kc-info' 2>&1", env,
            getenv("KC_TEST_TOP_BUILDDIR"));
   FILE *p = popen(cmd, "r");
   KC_REQUIRE(p != NULL);
   static char out[1 << 16];
   size_t n = fread(out, 1, sizeof out - 1, p);
   out[n] = '\0';
-  KC_CHECK_EQ_INT(pclose(p), 0);
+  int st = pclose(p);
+  KC_CHECK_EQ_INT(st, 0);
+  return st == 0 ? out : NULL;
+}
+
+/* Occurrences of `what` in `s`. */
+static int count_of(const char *s, const char *what) {
+  int n = 0;
+  for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what))
+    n++;
+  return n;
+}
+
+/* kc-info prints the device and what chose it; KC_VERBOSE says it too. */
+static void kc_info_tool(void) {
+  const char *out = kc_info_run("OMPI_COMM_WORLD_LOCAL_RANK=5");
+  if (!out)
+    return;
   KC_CHECK_CONTAINS(out, "\ndevice: 1\n");
   KC_CHECK_CONTAINS(out, "\ndevice-from: OMPI_COMM_WORLD_LOCAL_RANK=5 (local "
                          "rank 5 mod 4 devices)\n");
   KC_CHECK_CONTAINS(out, "kc: device 1 of 4, chosen by "
                          "OMPI_COMM_WORLD_LOCAL_RANK=5");
+}
+
+/* What KC_VERBOSE says of launcher variables kc ignores, once per
+ * kc_init, on a host backend (which reads them twice: for the device and
+ * for its pool's share) and on multidev. */
+static void verbose_notes(void) {
+  const char *built = getenv("KC_TEST_BACKENDS");
+  const char *host = built && strstr(built, "threads") ? "threads" : "serial";
+  char env[1024];
+  snprintf(env, sizeof env, "KC_PLUGIN_PATH='%s' KC_BACKEND=%s",
+           getenv("KC_TEST_PLUGIN_PATH"), host);
+  const char *const backends[] = {env, "KC_BACKEND=multidev"};
+  for (int b = 0; b < 2; b++) {
+    char cmd[2048];
+    /* A rank past its launcher's size: the size is ignored, and said. */
+    snprintf(cmd, sizeof cmd,
+             "%s OMPI_COMM_WORLD_LOCAL_RANK=5 OMPI_COMM_WORLD_LOCAL_SIZE=2",
+             backends[b]);
+    const char *out = kc_info_run(cmd);
+    if (out) {
+      KC_INFO("%s:\n%s", cmd, out);
+      KC_CHECK_EQ_INT(count_of(out, "OMPI_COMM_WORLD_LOCAL_SIZE=2 cannot "
+                                    "hold OMPI_COMM_WORLD_LOCAL_RANK=5: "
+                                    "ignored"),
+                      1);
+    }
+    /* A malformed rank: one note per kc_init. */
+    snprintf(cmd, sizeof cmd,
+             "%s OMPI_COMM_WORLD_LOCAL_RANK=x SLURM_LOCALID=1 "
+             "SLURM_STEP_TASKS_PER_NODE=2x",
+             backends[b]);
+    if ((out = kc_info_run(cmd)) != NULL) {
+      KC_INFO("%s:\n%s", cmd, out);
+      KC_CHECK_EQ_INT(
+          count_of(out,
+                   "OMPI_COMM_WORLD_LOCAL_RANK='x' is not a node-local rank: "
+                   "ignored"),
+          1);
+      KC_CHECK_EQ_INT(count_of(out, "SLURM_STEP_TASKS_PER_NODE='2x' is not "
+                                    "a Slurm task count"),
+                      1);
+    }
+  }
+  /* KC_DEVICE on a host backend. */
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s KC_DEVICE=1", env);
+  const char *out = kc_info_run(cmd);
+  if (out) {
+    KC_CHECK_CONTAINS(out, "\ndevice-from: host backend\n");
+    KC_CHECK_CONTAINS(out, "kc: KC_DEVICE=1 does not apply to host backend");
+  }
 }
 
 /* Host backends: L unbound ranks on a node take a slice each. */
@@ -198,8 +325,34 @@ static void host_share(void) {
   setenv("SLURM_LOCALID", "0", 1);
   setenv("SLURM_STEP_TASKS_PER_NODE", "2(x3)", 1);
   KC_CHECK_EQ_INT(kc_host_rank_share(online, &first), online / 2 + online % 2);
+  static const char *const same[] = {"2", "2,2", "2(x3),2", "02"};
+  for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+    setenv("SLURM_STEP_TASKS_PER_NODE", same[i], 1);
+    KC_CHECK_EQ_INT(kc_host_rank_share(online, &first),
+                    online / 2 + online % 2);
+  }
   setenv("SLURM_STEP_TASKS_PER_NODE", "2(x3),1", 1);
   KC_CHECK_EQ_INT(kc_host_rank_share(online, &first), online);
+  /* Not Slurm's grammar N(xK)?(,N(xK)?)*: ignored, the whole node. */
+  static const char *const bad[] = {
+      "",     "2x", "2)))",      "2(x3)9",        " 2",        "+2", "2 ",
+      "2,",   ",2", "2(x)",      "2(3)",          "2(x3",      "0",  "2(x0)",
+      "2,,2", "-2", "2(x3)(x3)", "9999999999999", "2147483648"};
+  setenv("SLURM_LOCALID", "1", 1);
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    setenv("SLURM_STEP_TASKS_PER_NODE", bad[i], 1);
+    int n = kc_host_rank_share(online, &first);
+    if (n != online || first != 0)
+      KC_FAIL("SLURM_STEP_TASKS_PER_NODE='%s': %d CPUs from %d, want all %d",
+              bad[i], n, first, online);
+  }
+  /* SLURM_NTASKS_PER_NODE is the job's, set in an sbatch script too, whose
+   * lone process is no rank of a step: it takes the whole node. */
+  clear_env();
+  setenv("SLURM_LOCALID", "0", 1);
+  setenv("SLURM_NTASKS_PER_NODE", "2", 1);
+  KC_CHECK_EQ_INT(kc_host_rank_share(online, &first), online);
+  KC_CHECK_EQ_INT(first, 0);
 }
 
 /* The host backends' default size: two unbound ranks on this node get
@@ -307,6 +460,8 @@ int main(void) {
   precedence();
   overrides();
   kc_info_tool();
+  verbose_notes();
+  host_ignores_device();
   host_share();
   host_pools();
   devices_alloc();

@@ -473,12 +473,14 @@ static void sc_verbose(void) {
   check_recovers();
 }
 
-/* Device index and thread count from the environment. */
+/* Device index and thread count from the environment.  A device past
+ * the last is a device backend's refusal (t-devmap): serial, a host
+ * backend, has no device and ignores KC_DEVICE. */
 static void sc_bad_environment(void) {
   set_env("serial", NULL);
   setenv("KC_DEVICE", "3", 1);
-  KC_CHECK_EQ_INT(kc_init(), KC_ENODEV);
-  KC_CHECK_CONTAINS(kc_last_error(), "KC_DEVICE=3");
+  KC_CHECK_EQ_INT(kc_init(), 0);
+  KC_CHECK_OK(kc_finalize());
   setenv("KC_DEVICE", "zero", 1);
   KC_CHECK_EQ_INT(kc_init(), KC_EINVAL);
   KC_CHECK_CONTAINS(kc_last_error(), "KC_DEVICE");

@@ -88,4 +88,30 @@ got=$out
 compare cg iterations 0 1
 compare cg "solution checksum" 1e-9 0
 
+# Arguments heat and cg must refuse (exit 2, a message) before allocating
+# anything: trailing junk, -n 2^32 (n * n wrapped to 0, then a heap
+# overflow), cg's N past the int32 CSR offsets, a tolerance met before
+# the first iteration.  The same on every backend: checked on serial.
+to=
+command -v timeout >/dev/null 2>&1 && to="timeout 60"
+if test "$backend" = serial; then
+  for args in "heat -n 8x" "heat -n 4294967296 -s 1" "heat -n 3037000500" \
+    "heat -s 5x" "heat -t 5,5x" "heat -t 0,0,9" "cg -n 24abc" "cg -n 675" \
+    "cg -tol inf" "cg -tol 1e300" "cg -tol 1" "cg -tol nan" \
+    "cg -tol 1e-8x" "cg -maxit 10x" "cg -check 1x"; do
+    set -- $args
+    prog=$1
+    shift
+    out=$(KC_BACKEND=serial $to "$top/examples/$prog" "$@" 2>&1)
+    rc=$?
+    if test $rc -eq 2 && printf '%s\n' "$out" | grep -q "^$prog: \|^usage: $prog"; then
+      echo "ok: $args: refused (exit 2): $(printf '%s\n' "$out" | head -n 1)"
+    else
+      echo "FAIL: $args: exit $rc, want 2 with a message:"
+      printf '%s\n' "$out" | tail -n 5 | sed 's/^/  /'
+      fail=1
+    fi
+  done
+fi
+
 exit $fail

@@ -84,6 +84,34 @@ compare() { # LABEL KEY RELTOL ABSTOL: |got - ref| <= RELTOL |ref| + ABSTOL
   fi
 }
 
+# Arguments the examples must refuse (usage, exit 2) before allocating
+# anything: trailing junk, -n 2^32 (n * n wrapped to 0, then a heap
+# overflow), cg's N past the int32 CSR offsets, a tolerance met before
+# the first iteration.  The same on every backend: checked on serial.
+to=
+command -v timeout >/dev/null 2>&1 && to="timeout 60"
+if test "$backend" = serial; then
+  for args in "heat-mpi -n 8x" "heat-mpi -n 4294967296 -s 1" \
+    "heat-mpi -n 3037000500" "heat-mpi -s 5x" "heat-mpi -t 5,5x" \
+    "heat-mpi -t 0,0,9" "cg-mpi -n 24abc" "cg-mpi -n 675" \
+    "cg-mpi -tol inf" "cg-mpi -tol 1e300" "cg-mpi -tol 1" "cg-mpi -tol nan" \
+    "cg-mpi -tol 1e-8x" "cg-mpi -maxit 10x"; do
+    set -- $args
+    prog=$1
+    shift
+    # shellcheck disable=SC2086
+    out=$($to "$mpirun" $mpiflags -np 1 "$ex/mpi/$prog" "$@" 2>&1)
+    rc=$?
+    if test $rc -eq 2 && printf '%s\n' "$out" | grep -q "^usage: $prog"; then
+      echo "ok: $args: refused (exit 2)"
+    else
+      echo "FAIL: $args: exit $rc, want 2 with the usage:"
+      printf '%s\n' "$out" | tail -n 5 | sed 's/^/  /'
+      fail=1
+    fi
+  done
+fi
+
 heat_args="-n 32"
 cg_args="-n 12"
 run "heat $heat_args" "$ex/heat" $heat_args

@@ -52,21 +52,27 @@ typedef struct options {
 static int parse(int argc, char **argv, options *o) {
   *o = (options){24, 1000, 1e-10, HALO_AUTO, 0};
   for (int a = 1; a < argc; a++) {
-    if (!strcmp(argv[a], "-n") && a + 1 < argc)
-      o->n = atoll(argv[++a]);
-    else if (!strcmp(argv[a], "-tol") && a + 1 < argc)
-      o->tol = atof(argv[++a]);
-    else if (!strcmp(argv[a], "-maxit") && a + 1 < argc)
-      o->maxit = atoll(argv[++a]);
-    else if (!strcmp(argv[a], "-halo") && a + 1 < argc &&
-             halo_parse_mode(argv[a + 1], &o->mode) == 0)
+    const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+    if (!strcmp(argv[a], "-n") && v && arg_int(v, &o->n) == 0)
+      a++;
+    else if (!strcmp(argv[a], "-tol") && v && arg_double(v, &o->tol) == 0)
+      a++;
+    else if (!strcmp(argv[a], "-maxit") && v && arg_int(v, &o->maxit) == 0)
+      a++;
+    else if (!strcmp(argv[a], "-halo") && v &&
+             halo_parse_mode(v, &o->mode) == 0)
       a++;
     else if (!strcmp(argv[a], "-bench"))
       o->bench = 1;
     else
       return -1;
   }
-  return o->n >= 2 && o->n <= 1000 && o->tol > 0 && o->maxit >= 1 ? 0 : -1;
+  /* A tolerance of 1 or more (or inf) is met before the first iteration:
+   * it would report success having solved nothing. */
+  return o->n >= 2 && o->n <= CG_MAX_N && o->tol > 0 && o->tol < 1 &&
+                 o->maxit >= 1
+             ? 0
+             : -1;
 }
 
 /* A device copy of `bytes` at `host`. */
@@ -133,9 +139,11 @@ int main(int argc, char **argv) {
   options o;
   if (parse(argc, argv, &o) < 0 || o.n < nranks) {
     if (rank == 0)
-      fprintf(stderr, "usage: cg-mpi [-n N] [-tol TOL] [-maxit K] "
-                      "[-halo auto|direct|staged] [-bench]\n"
-                      "  (2 <= N <= 1000, N >= ranks, TOL > 0, K >= 1)\n");
+      fprintf(stderr,
+              "usage: cg-mpi [-n N] [-tol TOL] [-maxit K] "
+              "[-halo auto|direct|staged] [-bench]\n"
+              "  (2 <= N <= %d, N >= ranks, 0 < TOL < 1, K >= 1)\n",
+              CG_MAX_N);
     MPI_Finalize();
     return 2;
   }

@@ -2,6 +2,7 @@
  * kernel packs every outgoing segment into the send buffer; MPI moves the
  * buffers (from device memory, or from its host mirror after a copy);
  * one kernel unpacks the received buffer into the grid. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,6 +75,19 @@ void halo_add(halo *h, int peer, halo_seg send, halo_seg recv) {
 }
 
 int halo_commit(halo *h) {
+  /* MPI counts a message in an int: transfer() passes each segment as
+   * one message. */
+  for (int k = 0; k < h->n; k++)
+    if (h->send.seg[k].count > INT_MAX || h->recv.seg[k].count > INT_MAX) {
+      fprintf(stderr,
+              "halo: a segment of %lld values to rank %d is more than one "
+              "MPI message can count (%d)\n",
+              (long long)(h->send.seg[k].count > INT_MAX
+                              ? h->send.seg[k].count
+                              : h->recv.seg[k].count),
+              h->peer[k], INT_MAX);
+      return KC_EINVAL;
+    }
   int rc = kc_mirror_create(
       &h->send_buf, (size_t)h->send_count * sizeof(double), "halo send");
   if (rc == 0)

@@ -43,8 +43,11 @@ if ! "$build/tools/kc-info" >/dev/null 2>&1; then
 fi
 
 echo "=== each rank's device"
+# Each line labelled with the rank as the launcher numbers it (Open MPI,
+# MPICH/Hydra or PMIx, Slurm).
 "$mpirun" $flags -np 2 sh -c "'$build/tools/kc-info' | grep -E \
-  '^(backend|backend-error|device|device-from|device-name):' | sed \"s/^/rank \$\$: /\"" ||
+  '^(backend|backend-error|device|device-from|device-name):' |
+  sed \"s/^/rank \${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-\${PMIX_RANK:-\${SLURM_PROCID:-?}}}}: /\"" ||
   fail=1
 
 for halo in auto staged direct; do

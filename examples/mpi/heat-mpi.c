@@ -41,27 +41,47 @@ typedef struct options {
   int bench;
 } options;
 
+/* "TI,TJ", both >= 0 (0: the backend's tile). */
+static int parse_tile(const char *s, kc_index tile[2]) {
+  const char *comma = strchr(s, ',');
+  char first[32];
+  int64_t ti, tj;
+  if (!comma || comma - s >= (long)sizeof first)
+    return -1;
+  memcpy(first, s, (size_t)(comma - s));
+  first[comma - s] = '\0';
+  if (arg_int(first, &ti) < 0 || arg_int(comma + 1, &tj) < 0 || ti < 0 ||
+      tj < 0)
+    return -1;
+  tile[0] = ti;
+  tile[1] = tj;
+  return 0;
+}
+
 static int parse(int argc, char **argv, options *o) {
   *o = (options){64, 100000, {0, 0}, HALO_AUTO, 0};
   for (int a = 1; a < argc; a++) {
-    long long ti, tj;
-    if (!strcmp(argv[a], "-n") && a + 1 < argc)
-      o->n = atoll(argv[++a]);
-    else if (!strcmp(argv[a], "-s") && a + 1 < argc)
-      o->maxsteps = atoll(argv[++a]);
-    else if (!strcmp(argv[a], "-t") && a + 1 < argc &&
-             sscanf(argv[++a], "%lld,%lld", &ti, &tj) == 2) {
-      o->tile[0] = ti;
-      o->tile[1] = tj;
-    } else if (!strcmp(argv[a], "-halo") && a + 1 < argc &&
-               halo_parse_mode(argv[a + 1], &o->mode) == 0)
+    const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+    if (!strcmp(argv[a], "-n") && v && arg_int(v, &o->n) == 0)
+      a++;
+    else if (!strcmp(argv[a], "-s") && v && arg_int(v, &o->maxsteps) == 0)
+      a++;
+    else if (!strcmp(argv[a], "-t") && v && parse_tile(v, o->tile) == 0)
+      a++;
+    else if (!strcmp(argv[a], "-halo") && v &&
+             halo_parse_mode(v, &o->mode) == 0)
       a++;
     else if (!strcmp(argv[a], "-bench"))
       o->bench = 1;
     else
       return -1;
   }
-  return o->n >= 8 && o->maxsteps >= 1 ? 0 : -1;
+  /* The grid's bytes must fit a size_t before n * n is computed (2^32
+   * squared wrapped to 0, and calloc(0) succeeded). */
+  return o->n >= 8 && o->n <= (int64_t)(SIZE_MAX / sizeof(double)) / o->n &&
+                 o->maxsteps >= 1
+             ? 0
+             : -1;
 }
 
 /* A rank's block: rows [i0, i0 + li) and columns [j0, j0 + lj) of the
@@ -108,8 +128,10 @@ int main(int argc, char **argv) {
   options o;
   if (parse(argc, argv, &o) < 0) {
     if (rank == 0)
-      fprintf(stderr, "usage: heat-mpi [-n N>=8] [-s MAXSTEPS] [-t TI,TJ] "
-                      "[-halo auto|direct|staged] [-bench]\n");
+      fprintf(stderr, "usage: heat-mpi [-n N] [-s MAXSTEPS] [-t TI,TJ] "
+                      "[-halo auto|direct|staged] [-bench]\n"
+                      "  (N >= 8 with N x N doubles addressable, MAXSTEPS "
+                      ">= 1, TI, TJ >= 0)\n");
     MPI_Finalize();
     return 2;
   }

@@ -200,8 +200,10 @@ typedef struct kc_backend_ops {
 
   /* finalize: releases everything init made.
    *  - Called by: the last kc_finalize, once per successful init; and by
-   *    kc_init itself, holding only kc_init's lock, when the info slot
-   *    fails right after init.
+   *    kc_init itself, holding only kc_init's lock, right after init when
+   *    the info slot fails, or when a backend of one device that
+   *    KC_DEVICE points past (started on device 0) reports a device:
+   *    only host backends, whose info says device -1, ignore KC_DEVICE.
    *  - Thread, lock: the finalising thread, under the runtime lock; every
    *    other kc call has drained first and no new one can start.
    *  - Before it: the core has called fence (when not NULL), freed every
