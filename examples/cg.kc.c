@@ -161,26 +161,16 @@ KC_FOR_ARGS(cg_resid,
              (double *restrict, r)),
             i, r[i] = b[i] - ax[i])
 
-/* The program.  examples/mpi reuses the kernels above: their code with
- * KC_KERNELS_ONLY defined, their argument structs and handles with
- * KC_DECLARE_ONLY (kernel_args.h). */
-#if !KC_DEVICE_PASS && !defined(KC_KERNELS_ONLY) && !defined(KC_DECLARE_ONLY)
+/* Whole-argument parsing, also examples/mpi's (it includes this file with
+ * KC_DECLARE_ONLY). */
+#if !KC_DEVICE_PASS && !defined(KC_KERNELS_ONLY)
 #include <errno.h>
-#include <math.h>
+#include <stdint.h>
 #include <string.h>
-#include <time.h>
-
-#define ROWS_PER_TEAM 32
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* A whole argument as an integer or a double: 0, or -1 when it is not
  * one number from start to end (atoll took "8x" as 8) or out of range. */
-static int arg_int(const char *s, int64_t *out) {
+static inline int arg_int(const char *s, int64_t *out) {
   char *end;
   errno = 0;
   long long v = strtoll(s, &end, 10);
@@ -190,7 +180,7 @@ static int arg_int(const char *s, int64_t *out) {
   return 0;
 }
 
-static int arg_double(const char *s, double *out) {
+static inline int arg_double(const char *s, double *out) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
@@ -198,6 +188,22 @@ static int arg_double(const char *s, double *out) {
     return -1;
   *out = v;
   return 0;
+}
+#endif
+
+/* The program.  examples/mpi reuses the kernels above: their code with
+ * KC_KERNELS_ONLY defined, their argument structs and handles with
+ * KC_DECLARE_ONLY (kernel_args.h). */
+#if !KC_DEVICE_PASS && !defined(KC_KERNELS_ONLY) && !defined(KC_DECLARE_ONLY)
+#include <math.h>
+#include <time.h>
+
+#define ROWS_PER_TEAM 32
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* A device copy of `bytes` at `host`. */

@@ -47,24 +47,16 @@ KC_MDREDUCE_SUM_ARGS(heat_change,
 KC_MDREDUCE_SUM_ARGS(heat_total, ((const double *, g), (int64_t, ny)), (i, j),
                      double, acc, acc += g[i * ny + j])
 
-/* The program.  examples/mpi reuses the kernels above: their code with
- * KC_KERNELS_ONLY defined, their argument structs and handles with
- * KC_DECLARE_ONLY (kernel_args.h). */
-#if !KC_DEVICE_PASS && !defined(KC_KERNELS_ONLY) && !defined(KC_DECLARE_ONLY)
+/* Whole-argument parsing, also examples/mpi's (it includes this file with
+ * KC_DECLARE_ONLY). */
+#if !KC_DEVICE_PASS && !defined(KC_KERNELS_ONLY)
 #include <errno.h>
-#include <math.h>
+#include <stdint.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* A whole argument as an integer: 0, or -1 when it is not one number
  * from start to end (atoll took "8x" as 8) or out of range. */
-static int arg_int(const char *s, int64_t *out) {
+static inline int arg_int(const char *s, int64_t *out) {
   char *end;
   errno = 0;
   long long v = strtoll(s, &end, 10);
@@ -75,7 +67,7 @@ static int arg_int(const char *s, int64_t *out) {
 }
 
 /* "TI,TJ", both >= 0 (0: the backend's tile). */
-static int arg_tile(const char *s, kc_index tile[2]) {
+static inline int arg_tile(const char *s, kc_index tile[2]) {
   const char *comma = strchr(s, ',');
   char first[32];
   int64_t ti, tj;
@@ -89,6 +81,20 @@ static int arg_tile(const char *s, kc_index tile[2]) {
   tile[0] = ti;
   tile[1] = tj;
   return 0;
+}
+#endif
+
+/* The program.  examples/mpi reuses the kernels above: their code with
+ * KC_KERNELS_ONLY defined, their argument structs and handles with
+ * KC_DECLARE_ONLY (kernel_args.h). */
+#if !KC_DEVICE_PASS && !defined(KC_KERNELS_ONLY) && !defined(KC_DECLARE_ONLY)
+#include <math.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 int main(int argc, char **argv) {

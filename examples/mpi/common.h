@@ -4,10 +4,8 @@
 #ifndef KC_EXAMPLE_MPI_COMMON_H
 #define KC_EXAMPLE_MPI_COMMON_H
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <time.h>
 
 #include <mpi.h>
@@ -37,28 +35,6 @@ static inline void split(int64_t len, int n, int p, int64_t *lo,
   int64_t base = len / n, extra = len % n;
   *lo = p * base + (p < extra ? p : extra);
   *count = base + (p < extra);
-}
-
-/* A whole argument as an integer or a double: 0, or -1 when it is not
- * one number from start to end (atoll took "8x" as 8) or out of range. */
-static inline int arg_int(const char *s, int64_t *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (end == s || *end || errno)
-    return -1;
-  *out = v;
-  return 0;
-}
-
-static inline int arg_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || *end || errno)
-    return -1;
-  *out = v;
-  return 0;
 }
 
 #endif

@@ -41,23 +41,6 @@ typedef struct options {
   int bench;
 } options;
 
-/* "TI,TJ", both >= 0 (0: the backend's tile). */
-static int parse_tile(const char *s, kc_index tile[2]) {
-  const char *comma = strchr(s, ',');
-  char first[32];
-  int64_t ti, tj;
-  if (!comma || comma - s >= (long)sizeof first)
-    return -1;
-  memcpy(first, s, (size_t)(comma - s));
-  first[comma - s] = '\0';
-  if (arg_int(first, &ti) < 0 || arg_int(comma + 1, &tj) < 0 || ti < 0 ||
-      tj < 0)
-    return -1;
-  tile[0] = ti;
-  tile[1] = tj;
-  return 0;
-}
-
 static int parse(int argc, char **argv, options *o) {
   *o = (options){64, 100000, {0, 0}, HALO_AUTO, 0};
   for (int a = 1; a < argc; a++) {
@@ -66,7 +49,7 @@ static int parse(int argc, char **argv, options *o) {
       a++;
     else if (!strcmp(argv[a], "-s") && v && arg_int(v, &o->maxsteps) == 0)
       a++;
-    else if (!strcmp(argv[a], "-t") && v && parse_tile(v, o->tile) == 0)
+    else if (!strcmp(argv[a], "-t") && v && arg_tile(v, o->tile) == 0)
       a++;
     else if (!strcmp(argv[a], "-halo") && v &&
              halo_parse_mode(v, &o->mode) == 0)
