@@ -162,6 +162,35 @@ def _load():
 
 lib, path = _load()
 
+# The newest symbol version this package's declarations need (libkc.map):
+# the layouts of kc_policy and the launch calls it declares are KC_0.2's.
+ABI_NODE = b"KC_0.2"
+
+
+def _check_abi():
+    """Refuses a library that is not a libkc of this package's ABI: one
+    without kc's symbols, or an older libkc whose calls with the same names
+    take other layouts (its kc_parallel_for is KC_0.1's)."""
+    try:
+        dlvsym = ctypes.CDLL(None).dlvsym
+    except (AttributeError, OSError):
+        dlvsym = None  # no symbol versions (not glibc): the names decide
+    if dlvsym is not None:
+        dlvsym.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
+        dlvsym.restype = ctypes.c_void_p
+        # The loader matches an unversioned symbol to any version asked
+        # for, so a version kc never had must find nothing.
+        if (not dlvsym(lib._handle, b"kc_parallel_for", ABI_NODE)
+                or dlvsym(lib._handle, b"kc_parallel_for", b"KC_NONE")):
+            raise ImportError(
+                "kc: %s is not a libkc this package can use: it has no "
+                "kc_parallel_for of symbol version %s (an older libkc, or "
+                "another library); point KC_LIBRARY at the libkc.so of the kc "
+                "source this package comes from" % (path, ABI_NODE.decode()))
+
+
+_check_abi()
+
 
 class _DlInfo(ctypes.Structure):
     _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
@@ -194,7 +223,11 @@ _cp = ctypes.c_char_p
 
 
 def _decl(name, restype, *argtypes):
-    fn = getattr(lib, name)
+    try:
+        fn = getattr(lib, name)
+    except AttributeError:
+        raise ImportError("kc: %s has no function %s: it is not a libkc "
+                          "this package can use" % (path, name)) from None
     fn.restype = restype
     fn.argtypes = list(argtypes)
     return fn

@@ -207,3 +207,35 @@ def test_errors_pickle_and_copy(session):
         for again in (pickle.loads(pickle.dumps(e)), copy.copy(e)):
             assert type(again) is type(e) and again.code == e.code
             assert str(again) == str(e)
+
+
+def test_a_library_of_another_abi_is_refused(tmp_path):
+    # KC_LIBRARY naming a library with kc's function names but not its
+    # current ABI (an older, unversioned libkc whose kc_parallel_for takes
+    # other layouts) was loaded, and its calls got this package's structs.
+    import re
+    import shutil
+    import subprocess
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    if cc is None:
+        pytest.skip("no C compiler to build the stand-in library")
+    src = open(os.path.join(os.path.dirname(kc.__file__), "_lib.py")).read()
+    names = sorted(set(re.findall(r'_decl\("(\w+)"', src)))
+    assert "kc_parallel_for" in names
+    c = tmp_path / "old.c"
+    c.write_text("".join("int %s(void) { return 0; }\n" % n for n in names))
+    so = tmp_path / "libkc.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(so), str(c)],
+                   check=True)
+    env = dict(os.environ, KC_LIBRARY=str(so))
+    pkg = os.path.dirname(os.path.dirname(kc.__file__))
+    env["PYTHONPATH"] = pkg + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-c", "import kc"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0, "an unversioned stand-in libkc was accepted"
+    assert "ImportError" in r.stderr and "KC_0.2" in r.stderr, r.stderr
+    # A library without kc's names is refused by name, not AttributeError.
+    env["KC_LIBRARY"] = str(c)  # not even a library
+    r = subprocess.run([sys.executable, "-c", "import kc"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "ImportError" in r.stderr, r.stderr
