@@ -94,6 +94,17 @@ int kc__nested(const char *fn) {
                    fn);
 }
 
+int kc__slot_bad(int rc) {
+  char said[256]; /* the plugin's detail: kc__error writes over it */
+  snprintf(said, sizeof said, "%s", kc_last_error());
+  return kc__error(KC_EINTERNAL,
+                   "%s%s%s returned %d from a slot: neither 0 nor a kc "
+                   "error code (<kc/error.h>), a bug of the plugin%s%s",
+                   kc__rt.name ? "backend '" : "the backend",
+                   kc__rt.name ? kc__rt.name : "", kc__rt.name ? "'" : "", rc,
+                   *said ? "; it said: " : "", said);
+}
+
 /* KC_VERBOSE is read lazily and again at each kc_init, so that a program
  * (or a test) that sets it before initialising is heard. */
 static atomic_int verbose_level = -1;

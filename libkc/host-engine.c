@@ -70,7 +70,7 @@ struct kc__host_job {
   kc__host_teams teams; /* TEAM kinds: per-thread handles and scratch */
   /* Written by tasks. */
   _Alignas(64) int nthreads; /* as `parallel` gave them (written by tid 0) */
-  atomic_int overflow;       /* a task had tid >= capacity */
+  atomic_int overflow;       /* a task had a tid or count out of range */
   /* Dynamic schedule's counter of chunks handed out, on its own cache
    * line.  It counts chunks, not indices, so the overshoot at the end (one
    * per thread) cannot overflow whatever the range and chunk. */
@@ -188,7 +188,16 @@ static void task_body(int tid, int nt, void *arg);
  * kc would wait for the runtime lock its own launch holds (on the caller's
  * thread) or for a caller that waits for it (on a worker); the core
  * refuses such calls instead (internal.h, "Re-entry"). */
+/* A task the backend's parallel() gave a thread number or count the
+ * contract excludes (0 <= tid < nt <= kc_host_exec.nthreads) runs nothing:
+ * its shares and slots would lie outside the launch's range and the
+ * accumulators (a plugin's bug, reported as KC_EINTERNAL). */
 static void task(int tid, int nt, void *arg) {
+  job *j = arg;
+  if (tid < 0 || tid >= nt || nt > j->capacity) {
+    atomic_store_explicit(&j->overflow, 1, memory_order_relaxed);
+    return;
+  }
   kc__thread *self = kc__self_ref();
   self->kernel++;
   task_body(tid, nt, arg);
@@ -467,6 +476,15 @@ static int setup(job *j, const kc_launch *l, const kc_host_exec *x) {
   return 0;
 }
 
+static int bad_parallel(const kc_host_exec *x) {
+  return kc__error(KC_EINTERNAL,
+                   "kc_host_launch: the backend's parallel() broke its "
+                   "contract: a task's (tid, nthreads) outside 0 <= tid < "
+                   "nthreads <= kc_host_exec.nthreads (%d), or no task 0; "
+                   "the launch's results are not valid",
+                   x->nthreads);
+}
+
 int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   if (!x || !x->parallel || x->nthreads < 1 || !l || !l->kernel)
     return kc__error(KC_EINVAL, "kc_host_launch: bad executor or launch");
@@ -513,15 +531,13 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
     if (j.nunits > 0) {
       job *jp = publish(&j, l);
       x->parallel(x->ctx, task, jp);
-      over = atomic_load_explicit(&jp->overflow, memory_order_relaxed);
+      over = atomic_load_explicit(&jp->overflow, memory_order_relaxed) ||
+             jp->nthreads == 0;
       unpublish(jp);
     }
     kc__host_teams_release(&j.teams);
     if (over)
-      return kc__error(KC_EINTERNAL,
-                       "kc_host_launch: the backend's parallel() ran a task "
-                       "with more threads than kc_host_exec.nthreads (%d)",
-                       x->nthreads);
+      return bad_parallel(x);
     goto done;
   }
 
@@ -576,7 +592,8 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   } else if (!j.scan) {
     jp = publish(&j, l);
     x->parallel(x->ctx, task, jp);
-    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed))
+    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed) ||
+        jp->nthreads == 0)
       goto overflow;
     /* Slot order is index order: the same answer for the same thread
      * count, and a join that is not commutative is respected. */
@@ -587,7 +604,8 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   } else {
     jp = publish(&j, l);
     x->parallel(x->ctx, task, jp); /* pass 1: share totals */
-    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed))
+    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed) ||
+        jp->nthreads == 0)
       goto overflow;
     /* Exclusive prefix over the shares' totals, in place. */
     jp->nshares = jp->nthreads;
@@ -600,6 +618,8 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
     }
     jp->final = 1;
     x->parallel(x->ctx, task, jp); /* pass 2: store with the prefix */
+    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed))
+      goto overflow;
   }
   unpublish(jp);
   /* Host backends finish the launch here, so even a result in a kc
@@ -617,8 +637,5 @@ overflow:
   if (j.slots != local)
     slots_put(j.slots, from_cache);
   kc__host_teams_release(&j.teams);
-  return kc__error(KC_EINTERNAL,
-                   "kc_host_launch: the backend's parallel() ran a task with "
-                   "more threads than kc_host_exec.nthreads (%d)",
-                   x->nthreads);
+  return bad_parallel(x);
 }

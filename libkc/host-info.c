@@ -1,7 +1,9 @@
 /* libkc — what the host offers, for host backends' info slots. */
 #include <config.h>
 
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,22 @@
 #include <unistd.h>
 
 #include "internal.h"
+
+int kc_backend_block_signals(sigset_t *old) {
+  /* Synchronous signals stay open (a kernel's fault must still kill or
+   * reach its handler on the thread that faulted), and so do the
+   * profiling timers' signals (profilers sample every thread). */
+  static const int open_ones[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,   SIGTRAP,
+                                  SIGSYS,  SIGABRT, SIGPROF, SIGVTALRM};
+  sigset_t s;
+  sigfillset(&s);
+  for (size_t i = 0; i < sizeof open_ones / sizeof open_ones[0]; i++)
+    sigdelset(&s, open_ones[i]);
+  int rc = pthread_sigmask(SIG_BLOCK, &s, old);
+  return rc == 0 ? 0
+                 : kc__error(KC_EINVAL, "kc_backend_block_signals: %s",
+                             strerror(rc));
+}
 
 int kc_host_cpu_count(void) {
   /* The affinity mask, not the machine: a process bound by taskset, an MPI

@@ -196,11 +196,23 @@ static int fill_info(kc_info *out) {
   out->device_count = kc__rt.ndevices;
   out->spaces = 1u << KC_SPACE_HOST;
   int rc = KC__SLOT(kc__rt.ops->info(kc__rt.state, out));
-  /* The core's fields are the core's, whatever the plugin wrote. */
+  /* The core's fields are the core's, whatever the plugin wrote; what the
+   * plugin reports is kept within what kc.h allows. */
   out->struct_size = sizeof *out;
   out->backend = kc__rt.name;
   out->path = kc__rt.path;
+  out->abi_major = (int)kc__rt.ops->abi_major;
+  out->abi_minor = (int)kc__rt.ops->abi_minor;
+  if (out->device_count < 1)
+    out->device_count = kc__rt.ndevices;
+  if (out->device < -1 || out->device >= out->device_count)
+    out->device = kc__rt.cfg.device;
+  out->spaces &= (1u << KC_SPACE_COUNT) - 1;
   out->spaces |= 1u << KC_SPACE_HOST;
+  if (out->concurrency < 1)
+    out->concurrency = 1;
+  if (out->num_threads < 1)
+    out->num_threads = 1;
   out->device_from = out->device >= 0 ? kc__rt.device_from : "host backend";
   return rc;
 }

@@ -177,17 +177,38 @@ static inline void kc__leave(void) {
     kc__wake_finalize();
 }
 
-/* Calls a backend slot with the thread marked (see "Re-entry" above). */
-static inline int kc__slot_done(int rc) {
-  kc__self.kernel--;
-  return rc;
+/* Calls a backend slot with the thread marked (see "Re-entry" above).
+ * The mark is put back as it was, not counted down: a slot that called
+ * kc_backend_kernel_leave() once too often (or enter) does not leave the
+ * thread marked wrongly for good.  A code a slot returns other than 0 and
+ * kc's own (<kc/error.h>) is a plugin's bug: KC_EINTERNAL, saying so
+ * (kc__slot_bad).  KC__SLOT_UPTO(call, most) also lets through 1..most
+ * (event_query's 1). */
+enum {
+#define KC__ERR_ONE(name, code, msg) +1
+  KC__ERR_COUNT = 0 KC_ERRNO_MAP(KC__ERR_ONE) /* codes -1 .. -count */
+#undef KC__ERR_ONE
+};
+int kc__slot_bad(int rc) KC__HIDDEN;
+static inline int kc__slot_rc(int rc, int most) {
+  if (kc__likely(rc == 0) || (rc < 0 && rc >= -KC__ERR_COUNT) ||
+      (rc > 0 && rc <= most))
+    return rc;
+  return kc__slot_bad(rc);
 }
-#define KC__SLOT(call) kc__slot_done((kc__self.kernel++, (call)))
+#define KC__SLOT_UPTO(call, most)                                              \
+  __extension__({                                                              \
+    const int kc__slot_k = kc__self.kernel++;                                  \
+    const int kc__slot_r = (call);                                             \
+    kc__self.kernel = kc__slot_k;                                              \
+    kc__slot_rc(kc__slot_r, most);                                             \
+  })
+#define KC__SLOT(call) KC__SLOT_UPTO(call, 0)
 #define KC__SLOT_VOID(call)                                                    \
   do {                                                                         \
-    kc__self.kernel++;                                                         \
+    const int kc__slot_k = kc__self.kernel++;                                  \
     call;                                                                      \
-    kc__self.kernel--;                                                         \
+    kc__self.kernel = kc__slot_k;                                              \
   } while (0)
 
 int kc__noinit(const char *fn) KC__HIDDEN;

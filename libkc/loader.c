@@ -6,8 +6,11 @@
  * one-line message naming the file, so that a user (and kc-info) can see
  * why a backend was not taken.
  *
- * A plugin is dlclose()d only when the core has called none of its code:
- * once probe ran it may hold threads or driver state, so it stays loaded.
+ * A plugin, once dlopen()ed, is never unmapped (RTLD_NODELETE): its
+ * constructors ran at dlopen() and may have started threads or kept
+ * pointers into it, even when the loader then refuses the file (a wrong
+ * ABI, a missing slot), and once probe ran it may hold driver state.  The
+ * dlclose() calls on refusal only drop the reference.
  *
  * Nothing is dlopen()ed blindly: the file is first opened without blocking
  * and its ELF layout checked (loader-elf.c), since the dynamic loader
@@ -450,7 +453,10 @@ int kc__check_library(const char *path) {
                      "cannot load %.200s...: its path is %zu bytes long, "
                      "longer than this system's limit of %d",
                      path, strlen(path), PATH_MAX - 1);
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  int fd;
+  do /* a handler without SA_RESTART may interrupt a slow file system */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     int err = errno;
     return err == ELOOP || err == ENOENT
@@ -473,6 +479,8 @@ int kc__check_library(const char *path) {
   return rc;
 }
 
+int kc_backend_abi_minor(void) { return KC_BACKEND_ABI_MINOR; }
+
 int kc_backend_check_library(const char *path) {
   if (!path || !*path)
     return kc__error(KC_EINVAL, "kc_backend_check_library: the path is %s",
@@ -493,7 +501,7 @@ static int check_file(const char *path, checked *c) {
   if (!name_from_file(path, name, sizeof name))
     return kc__error(KC_EPLUGIN,
                      "%s: a plugin file must be named libkc-<name>.so", path);
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!h) {
     const char *why = dlerror();
     return kc__error(KC_EPLUGIN, "cannot load %s: %s", path,
@@ -638,7 +646,7 @@ static int check_file(const char *path, checked *c) {
   /* From here on the plugin's code has run: it is never unloaded. */
   int nd = 0;
   kc__error(0, "%s", "");
-  rc = ops->probe(&nd);
+  rc = kc__slot_rc(ops->probe(&nd), 0); /* not 0: no devices */
   if (rc < 0 || nd <= 0) {
     strbuf why = {0};
     const char *d = kc_last_error();

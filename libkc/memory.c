@@ -59,7 +59,18 @@ static long find(const void *p) {
   return a - r->base < span ? (long)(lo - 1) : -1;
 }
 
+/* Records r in address order: 0; -1 out of memory; -2 when r's bytes
+ * overlap a live allocation's (a backend that gave an address twice: the
+ * core would otherwise free it twice, backend.h). */
 static int insert(record *r) {
+  size_t at = nrecs;
+  while (at > 0 && recs[at - 1]->base > r->base)
+    at--;
+  const uintptr_t end = r->base + (r->size ? r->size : 1);
+  if ((at > 0 && r->base - recs[at - 1]->base <
+                     (recs[at - 1]->size ? recs[at - 1]->size : 1)) ||
+      (at < nrecs && recs[at]->base < end) || end < r->base)
+    return -2;
   if (nrecs == caprecs) {
     size_t cap = caprecs ? 2 * caprecs : 64;
     record **n = realloc(recs, cap * sizeof *n);
@@ -68,11 +79,8 @@ static int insert(record *r) {
     recs = n;
     caprecs = cap;
   }
-  size_t i = nrecs;
-  while (i > 0 && recs[i - 1]->base > r->base)
-    i--;
-  memmove(recs + i + 1, recs + i, (nrecs - i) * sizeof *recs);
-  recs[i] = r;
+  memmove(recs + at + 1, recs + at, (nrecs - at) * sizeof *recs);
+  recs[at] = r;
   nrecs++;
   return 0;
 }
@@ -160,9 +168,15 @@ static int malloc_entered(void **out, size_t bytes, kc_space space, int device,
     r->base = (uintptr_t)p;
     r->told = told;
     pthread_mutex_lock(&mem_lock);
-    int ok = insert(r) == 0;
+    int in = insert(r);
     pthread_mutex_unlock(&mem_lock);
-    if (!ok) {
+    if (in == -2) {
+      /* Not given back: its bytes belong to the live allocation too. */
+      rc = kc__error(KC_EINTERNAL,
+                     "kc_malloc: backend '%s' gave %p for '%s', inside a "
+                     "live allocation (a bug of the plugin)",
+                     kc__rt.name, p, lab);
+    } else if (in != 0) {
       release(r);
       r = NULL;
       rc = kc__error(KC_ENOMEM, "kc_malloc: out of memory for the record "

@@ -664,7 +664,8 @@ int kc_event_query(kc_event *e) {
     return in;
   rc = 1;
   if (e->be && (rc = EVENT_SLOT_OK(in, "kc_event_query")) == 0)
-    BACKEND(rc = KC__SLOT(kc__rt.ops->event_query(kc__rt.state, e->be)));
+    BACKEND(rc =
+                KC__SLOT_UPTO(kc__rt.ops->event_query(kc__rt.state, e->be), 1));
   leave_nowait(in);
   return rc;
 }

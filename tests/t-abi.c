@@ -250,6 +250,8 @@ static void test_order(void) {
 static void test_constants(void) {
   KC_CHECK_EQ_INT(KC_BACKEND_ABI_MAJOR, 1);
   KC_CHECK_GE_INT(KC_BACKEND_ABI_MINOR, 0);
+  /* What a plugin of a newer minor asks the library it was loaded into. */
+  KC_CHECK_EQ_INT(kc_backend_abi_minor(), KC_BACKEND_ABI_MINOR);
   KC_CHECK_EQ_INT(KC_MAX_RANK, 6);
   KC_CHECK_EQ_INT(KC_AUTO, -1);
   KC_CHECK_EQ_UINT(sizeof(kc_index), 8);

@@ -24,6 +24,15 @@
  *    abi_minor bumped; the core uses a slot only when struct_size covers it
  *    and it is non-NULL.
  *  - Slots marked "may be NULL" have a core default.
+ *  - The records the core passes (kc_launch, kc_backend_config) grow with
+ *    the minor too, but carry no size: a plugin of a newer minor than the
+ *    core's reads a field appended after the core's minor only when
+ *    kc_backend_abi_minor() says the core has it.
+ *  - A slot returns 0 or one of <kc/error.h>'s codes (event_query also 1).
+ *    Any other value is a plugin's bug: the core turns it into
+ *    KC_EINTERNAL with a detail saying so (probe: "no device").
+ *  - A slot leaves the thread's kernel mark as it found it: the core puts
+ *    it back after every slot, whatever enter/leave calls the slot made.
  *
  * Threading and locks.  The core has one lock around the backend, the
  * runtime lock: every slot but probe and init runs under it, so a plugin
@@ -32,7 +41,7 @@
  * the slot; their work may still overlap on the device once a slot has
  * returned).  init runs before the runtime is published, from the one
  * thread inside kc_init, so nothing else can run then either.  probe runs
- * with no core lock at all (below).  A slot runs on the application thread
+ * under no runtime lock (below).  A slot runs on the application thread
  * that made the kc call, never on a thread of the core's own.  Every slot
  * but probe receives the state the core allocated for the plugin: zeroed,
  * 64-byte aligned, state_size bytes, freed by the core after finalize.
@@ -68,6 +77,7 @@
 #define KC_BACKEND_H
 
 #include <kc/kc.h>
+#include <signal.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -168,17 +178,21 @@ typedef struct kc_backend_ops {
    *    follows a kc_finalize: more than once per process, and possibly
    *    while this plugin is up (a listing made by a process that has kc
    *    initialised).
-   *  - Thread, lock: the caller's thread, under NO core lock, with no
-   *    state.  It must therefore touch no plugin state that init or a
-   *    running backend uses, or protect it itself (the cuda plugin's
-   *    probe guards its driver loading with a pthread_once).
+   *  - Thread, lock: the caller's thread, with no state and not under
+   *    the runtime lock: a listing (kc-info) may probe while this plugin
+   *    is up, so it must touch no plugin state that init or a running
+   *    backend uses, or protect it itself (the cuda plugin's probe guards
+   *    its driver loading with a pthread_once).  Called from kc_init, it
+   *    holds kc_init's own lock: a probe that waits for another thread's
+   *    kc_init or kc_finalize waits for ever.
    *  - May block: briefly (loading a driver library).
    *  - Returns 0 with *ndevices set (0 means "unavailable here"), or a
    *    KC_E code; either way with the reason set through
    *    kc_backend_error() when there is no device ("no CUDA driver"): the
    *    loader quotes it.  Must not print, and must leave nothing behind
-   *    that another backend would trip over (the plugin stays loaded once
-   *    probe has run: the core never dlclose()s it).
+   *    that another backend would trip over (the plugin stays loaded: the
+   *    core opens plugins with RTLD_NODELETE, since their constructors
+   *    ran at dlopen(), refused or not).
    *  - Required. */
   int (*probe)(int *ndevices);
 
@@ -225,7 +239,12 @@ typedef struct kc_backend_ops {
    *    reads it once, after init, see kc_host_launch), num_threads,
    *    device, device_count (if it knows better), the spaces it serves
    *    (OR-ing into `spaces`) and dev (kc_host_device_info() fills it for
-   *    a host backend).  The core rewrites its own fields afterwards.
+   *    a host backend).  The core rewrites its own fields afterwards
+   *    (struct_size, backend, path, abi_major/minor) and keeps the rest
+   *    within kc.h's ranges: device_count below 1 becomes probe's count, a
+   *    device outside [-1, device_count) the one it started, spaces keeps
+   *    only KC_SPACE_* bits and HOST, concurrency and num_threads at
+   *    least 1.
    *  - Must not block on device work.  Returns 0 or a KC_E code.
    *  - Required. */
   int (*info)(void *state, kc_info *out);
@@ -443,6 +462,31 @@ KC_API void kc_backend_verbose(const char *fmt, ...)
  * the KC_0.2 symbols: a plugin that calls it does not load into an older
  * libkc (dlopen() names the missing symbol). */
 KC_API int kc_backend_check_library(const char *path);
+
+/* Blocks, in the calling thread, every signal but the synchronous ones
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT) and the
+ * profiling timers' (SIGPROF, SIGVTALRM); the mask before goes to *old
+ * (may be NULL).  A plugin calls it around creating its own threads and
+ * then restores the mask with pthread_sigmask(SIG_SETMASK, old, NULL), so
+ * that its threads inherit the blocked mask: a signal sent to the process
+ * (SIGTERM, SIGINT, SIGUSR1 ...) is then never handled on a backend's
+ * thread, where a handler calling kc would deadlock, and an application
+ * that blocks a signal in its own threads to sigwait() for it keeps it,
+ * whichever backend runs (the threads and openmp plugins do this).  0, or
+ * KC_EINVAL.  New with the KC_0.2 symbols. */
+KC_API int kc_backend_block_signals(sigset_t *old);
+
+/* The backend ABI minor version this libkc speaks (its
+ * KC_BACKEND_ABI_MINOR).  The loader accepts a plugin of a newer minor
+ * than its own and calls only the slots it knows, but the records it
+ * hands over (kc_launch, kc_backend_config) are only as long as its own
+ * minor makes them: a plugin built for minor m reads a field appended in
+ * minor m only when kc_backend_abi_minor() >= m.  Fields of 1.1
+ * (kc_launch.queue, .iterate) are safe for every plugin that calls this
+ * function, since a libkc of ABI 1.0 does not have it and refuses the
+ * plugin (dlopen() names the missing symbol).  Callable before kc_init;
+ * thread safe.  New with the KC_0.2 symbols. */
+KC_API int kc_backend_abi_minor(void);
 
 /* Marks the calling thread as running kernel code (or leaves that state):
  * while marked, kc.h calls that could block return KC_EINVAL instead (see

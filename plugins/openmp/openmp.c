@@ -14,6 +14,7 @@
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -323,13 +324,21 @@ static int openmp_init(void *state, const kc_backend_config *cfg) {
   if (st->nthreads > 1)
     atomic_store_explicit(&started, 1, memory_order_relaxed);
 
-  /* Start the runtime's threads now rather than in the first launch. */
+  /* Start the runtime's threads now rather than in the first launch, with
+   * a mask where the application's signals never land (backend.h,
+   * kc_backend_block_signals): the threads the runtime starts inherit it
+   * (those an earlier OpenMP region of the application started keep
+   * theirs). */
   int got = 0;
+  sigset_t old;
+  const int masked = kc_backend_block_signals(&old) == 0;
 #pragma omp parallel num_threads(st->nthreads)
   {
 #pragma omp master
     got = omp_get_num_threads();
   }
+  if (masked)
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
   kc_backend_verbose("openmp: %d thread%s (OpenMP %d, the runtime started %d; "
                      "binding follows OMP_PROC_BIND / OMP_PLACES)",
                      st->nthreads, st->nthreads == 1 ? "" : "s", _OPENMP, got);

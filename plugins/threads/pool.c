@@ -33,6 +33,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -213,13 +214,19 @@ static void *worker_main(void *opaque) {
   kc__pool *p = w->pool;
   const int tid = w->tid, n = p->n;
   uint32_t seen = 0; /* gen is 0 until the first fork */
+  /* The whole thread is kernel code to kc: a kc call from a handler of a
+   * signal sent to this thread alone (pthread_kill) is refused, where it
+   * would wait for the launch that waits for this thread. */
+  kc_backend_kernel_enter();
 
   for (;;) {
     seen = worker_wait(p, seen);
     kc_host_task task = p->task;
     void *arg = p->arg;
-    if (task == NULL)
+    if (task == NULL) {
+      kc_backend_kernel_leave();
       return NULL;
+    }
     task(tid, n, arg);
     /* seq_cst: releases what the task wrote, and orders this store before
      * the load of joiner_waiting (the join's half of the handshake). */
@@ -403,12 +410,18 @@ static int start_worker(struct worker *w, const int *cpus, int count) {
     if (!set_affinity)
       w->cpu = -1;
   }
+  /* The worker inherits a mask where the application's signals never
+   * land (backend.h, kc_backend_block_signals). */
+  sigset_t old;
+  const int masked = kc_backend_block_signals(&old) == 0;
   rc = pthread_create(&w->thread, &attr, worker_main, w);
   pthread_attr_destroy(&attr);
   if (rc == EINVAL && set_affinity) {
     w->cpu = -1;
     rc = pthread_create(&w->thread, NULL, worker_main, w);
   }
+  if (masked)
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc == 0) {
     char name[16];
     snprintf(name, sizeof name, "kc-worker-%d", w->tid);

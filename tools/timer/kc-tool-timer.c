@@ -18,6 +18,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TOOL_API __attribute__((visibility("default")))
 
@@ -408,24 +411,59 @@ static void report(FILE *out, double elapsed) {
             dropped);
 }
 
+/* Writes all n bytes to fd: write() may be cut short or interrupted by
+ * a signal handler installed without SA_RESTART, which stdio would take
+ * as an error and drop the rest of the report.  0, or -1 with errno. */
+static int write_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
 TOOL_API void kokkosp_finalize_library(void) {
   pthread_mutex_lock(&lock);
   double elapsed = now() - t_init;
   const char *path = getenv("KC_TIMER_OUTPUT");
-  FILE *out = stderr;
-  if (path && *path) {
-    out = fopen(path, "w");
-    if (!out) {
-      fprintf(stderr, "kc-tool-timer: cannot write %s; report on stderr\n",
-              path);
-      out = stderr;
+  /* The report is made in memory, then written with write_all. */
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (mem) {
+    report(mem, elapsed);
+    if (fclose(mem) != 0) {
+      free(text);
+      text = NULL;
     }
   }
-  report(out, elapsed);
-  if (out != stderr)
-    fclose(out);
-  else
+  int fd = STDERR_FILENO;
+  if (path && *path) {
+    do
+      fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+      fprintf(stderr, "kc-tool-timer: cannot write %s: %s; report on stderr\n",
+              path, strerror(errno));
+      fd = STDERR_FILENO;
+    }
+  }
+  if (!text) {
+    fprintf(stderr, "kc-tool-timer: out of memory for the report\n");
+  } else {
     fflush(stderr);
+    if (write_all(fd, text, len) != 0)
+      fprintf(stderr, "kc-tool-timer: the report was cut short: %s\n",
+              strerror(errno));
+    free(text);
+  }
+  if (fd != STDERR_FILENO)
+    close(fd);
   table_free(&kernels);
   table_free(&regions);
   nspaces = 0;
