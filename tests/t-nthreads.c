@@ -116,8 +116,9 @@ static int in_child(int n) {
     char v[16];
     snprintf(v, sizeof v, "%d", n);
     setenv("KC_NUM_THREADS", v, 1);
+    int before = kc_test_failures(); /* the parent's, inherited */
     work(n);
-    exit(kc_test_failures() ? 1 : 0);
+    exit(kc_test_failures() > before ? 1 : 0);
   }
   int st = 0;
   if (waitpid(pid, &st, 0) < 0) {
@@ -152,7 +153,9 @@ static int cannot_start(void *arg) {
     KC_CHECK(strcmp(b, "threads") != 0 && strcmp(b, "openmp") != 0);
     KC_CHECK_OK(kc_finalize());
   } else if (rc != KC_ENODEV) {
-    KC_CHECK_EQ_INT(rc, KC_ENOMEM);
+    /* KC_ENOMEM: cannot start them; KC_EINVAL: more than the backend ever
+     * takes (backend.h, init) */
+    KC_CHECK(rc == KC_ENOMEM || rc == KC_EINVAL);
     KC_CHECK_CONTAINS(kc_last_error(), "3000");
   }
   return kc_test_failures() > before;

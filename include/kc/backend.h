@@ -59,7 +59,9 @@
  * slot (kc_malloc, kc_fence, a launch, kc_get_info, kc_init, kc_finalize,
  * kc_kernel_get ...) would wait for the lock the slot runs under: the core
  * marks the thread around every slot call and such a call returns
- * KC_EINVAL ("called from inside a kernel or a backend slot") instead.
+ * KC_EINVAL ("called from inside a kernel or a backend slot") instead;
+ * from init, whose runtime is not up yet, calls that need it return
+ * KC_ENOINIT.
  *
  * Kernel code: the same holds for a kernel's body, on every thread that
  * runs it.  kc_host_launch marks the threads it runs kernel code on.  A
@@ -205,7 +207,9 @@ typedef struct kc_backend_ops {
    *    count probe reported; cfg lives until finalize returns.
    *  - Owns: everything it creates (threads, contexts, streams), until
    *    finalize.  May block (device setup).
-   *  - Returns 0, or a KC_E code with a kc_backend_error() detail.  On
+   *  - Returns 0, or a KC_E code with a kc_backend_error() detail (a
+   *    thread count the process cannot start: KC_ENOMEM; one above what
+   *    the backend ever takes: KC_EINVAL; both naming the count).  On
    *    failure the core calls no other slot (not even finalize) and frees
    *    the state, so init must release what it made before returning; the
    *    core may then try the next backend in the same process.
