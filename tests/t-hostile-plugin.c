@@ -213,6 +213,11 @@ static int refused_ctor(void *arg) {
 
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
+  if (!getenv("KC_TEST_PLUGIN_DIR")) {
+    printf("SKIP: KC_TEST_PLUGIN_DIR is not set: run through "
+           "tests/run-backend\n");
+    return KC_TEST_SKIP;
+  }
   static const char *const par[] = {"par_negtid", "par_bigtid",  "par_nt_small",
                                     "par_nt_big", "par_nt_zero", "par_skip0"};
   for (size_t i = 0; i < sizeof par / sizeof par[0]; i++)

@@ -135,7 +135,9 @@ static int handler_runs_kc(void *arg) {
 
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
-  KC_ISOLATE(sigwait_after_init, NULL, 60);
-  KC_ISOLATE(handler_runs_kc, NULL, 60);
+  int a = KC_ISOLATE(sigwait_after_init, NULL, 60);
+  int b = KC_ISOLATE(handler_runs_kc, NULL, 60);
+  if (a == KC_TEST_SKIP && b == KC_TEST_SKIP)
+    return KC_TEST_SKIP; /* no backend here: its reason is above */
   return kc_test_done();
 }

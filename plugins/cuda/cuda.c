@@ -18,6 +18,8 @@
 #include <config.h>
 
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -313,7 +315,19 @@ static void release_device(kc__cuda_state *s);
 /* Opens device `ordinal` into s (zeroed but for cu, top, ndev, nphys and
  * the options): its primary context, properties and default lane.  On
  * failure nothing is held. */
+static int device_open_here(kc__cuda_state *s, int ordinal);
 static int device_open(kc__cuda_state *s, int ordinal) {
+  /* The threads the driver starts for the context inherit a mask where
+   * the application's signals never land (backend.h). */
+  sigset_t old;
+  const int masked = kc_backend_block_signals(&old) == 0;
+  int rc = device_open_here(s, ordinal);
+  if (masked)
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
+static int device_open_here(kc__cuda_state *s, int ordinal) {
   const kc__cu_api *cu = s->cu;
   int rc;
   CUresult r;

@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,7 +174,13 @@ static void load(void) {
   api.cuMemAllocManaged = mem_alloc_managed;
   api.cuMemHostAlloc = mem_host_alloc;
   api.cuMemHostGetDevicePointer = mem_host_get_device_pointer;
+  /* Threads the driver starts here inherit a mask where the
+   * application's signals never land (backend.h). */
+  sigset_t old;
+  const int masked = kc_backend_block_signals(&old) == 0;
   CUresult r = api.cuInit(0);
+  if (masked)
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (r != CUDA_SUCCESS) {
     snprintf(api_why, sizeof api_why, "no CUDA device (cuInit: %s)",
              kc__cu_errstr(r));
