@@ -32,4 +32,4 @@ del _cls
 
 range = range_  # noqa: A001  kc.range(0, n), like kc_range
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
