@@ -125,9 +125,11 @@ typedef int64_t kc_index;
  *    main thread bound to one CPU by the OpenMP runtime before kc starts.
  *    Not for MPI ranks bound on purpose: their pools would share CPUs.
  * The calling thread's own affinity is never changed.  With KC_THREADS_BIND
- * unset, a pool the mask shrinks — its threads share fewer CPUs than the
- * process may use, or its default size came from a mask an OpenMP binding
- * narrowed — prints one line "kc: warning: threads backend: ..." on stderr
+ * unset, when the calling thread's mask is narrower than the CPUs the
+ * process may use and either the pool has more threads than the mask has
+ * CPUs, or its default size came from the mask while OMP_PROC_BIND or
+ * OMP_PLACES is set, kc_init prints one line "kc: warning: threads
+ * backend: ..." on stderr
  * naming the mask, the likely cause and the fix; setting KC_THREADS_BIND
  * (either value) silences it.  Another value fails with KC_EINVAL. */
 KC_API int kc_init(void);
