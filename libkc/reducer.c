@@ -26,11 +26,24 @@
     JOIN;                                                                      \
   }
 
-#define KC__DEF_TYPE(T, LT, LO, HI)                                            \
-  KC__DEF_SCALAR(SUM, T, LO, HI, *dst += src)                                  \
-  KC__DEF_SCALAR(PROD, T, LO, HI, *dst *= src)                                 \
-  KC__DEF_SCALAR(MIN, T, LO, HI, if (src < *dst) *dst = src)                   \
-  KC__DEF_SCALAR(MAX, T, LO, HI, if (src > *dst) *dst = src)                   \
+/* MINLOC/MAXLOC: whether src replaces dst.  A NaN value comes after every
+ * other (missing, as for MIN/MAX); equal values, NaNs among them, keep the
+ * smaller index.  A total order, so any join order gives one answer. */
+#define KC__LOC_WINS(src, dst, CMP, ISNAN)                                     \
+  (ISNAN((dst)->val) ? !ISNAN((src)->val) || (src)->loc < (dst)->loc           \
+                     : !ISNAN((src)->val) && ((src)->val CMP(dst)->val ||      \
+                                              ((src)->val == (dst)->val &&     \
+                                               (src)->loc < (dst)->loc)))
+
+/* Integer SUM and PROD wrap (in the unsigned type UT: a signed overflow
+ * would be undefined); MIN and MAX treat a NaN as missing, as fmin and
+ * fmax do: a running value that is NaN gives way to any other (ISNAN is 0
+ * for integers). */
+#define KC__DEF_TYPE(T, UT, ISNAN, LT, LO, HI)                                 \
+  KC__DEF_SCALAR(SUM, T, LO, HI, *dst = (T)((UT)*dst + (UT)src))               \
+  KC__DEF_SCALAR(PROD, T, LO, HI, *dst = (T)((UT)*dst * (UT)src))              \
+  KC__DEF_SCALAR(MIN, T, LO, HI, if (src < *dst || ISNAN(*dst)) *dst = src)    \
+  KC__DEF_SCALAR(MAX, T, LO, HI, if (src > *dst || ISNAN(*dst)) *dst = src)    \
   static void id_MINLOC_##T(void *v) {                                         \
     LT *x = (LT *)v;                                                           \
     x->val = HI;                                                               \
@@ -44,20 +57,21 @@
   static void join_MINLOC_##T(void *d, const void *s) {                        \
     LT *dst = (LT *)d;                                                         \
     const LT *src = (const LT *)s;                                             \
-    if (src->val < dst->val || (src->val == dst->val && src->loc < dst->loc))  \
+    if (KC__LOC_WINS(src, dst, <, ISNAN))                                      \
       *dst = *src;                                                             \
   }                                                                            \
   static void join_MAXLOC_##T(void *d, const void *s) {                        \
     LT *dst = (LT *)d;                                                         \
     const LT *src = (const LT *)s;                                             \
-    if (src->val > dst->val || (src->val == dst->val && src->loc < dst->loc))  \
+    if (KC__LOC_WINS(src, dst, >, ISNAN))                                      \
       *dst = *src;                                                             \
   }
 
-KC__DEF_TYPE(int32_t, kc_loc_int32, INT32_MIN, INT32_MAX)
-KC__DEF_TYPE(int64_t, kc_loc_int64, INT64_MIN, INT64_MAX)
-KC__DEF_TYPE(float, kc_loc_float, -INFINITY, INFINITY)
-KC__DEF_TYPE(double, kc_loc_double, -INFINITY, INFINITY)
+#define KC__NO_NAN(x) 0
+KC__DEF_TYPE(int32_t, uint32_t, KC__NO_NAN, kc_loc_int32, INT32_MIN, INT32_MAX)
+KC__DEF_TYPE(int64_t, uint64_t, KC__NO_NAN, kc_loc_int64, INT64_MIN, INT64_MAX)
+KC__DEF_TYPE(float, float, isnan, kc_loc_float, -INFINITY, INFINITY)
+KC__DEF_TYPE(double, double, isnan, kc_loc_double, -INFINITY, INFINITY)
 
 typedef struct builtin {
   void (*identity)(void *);

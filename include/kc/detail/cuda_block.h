@@ -71,43 +71,76 @@ struct kc__op_builtin {
     memcpy(v, a.ident, sizeof(V));
   }
 };
+/* The host's joins (libkc/reducer.c), on the device: integer SUM and PROD
+ * wrap (computed unsigned), MIN/MAX take a NaN for missing, MINLOC/MAXLOC
+ * order a NaN after every other value and equal values by index. */
+template <class V> __device__ __forceinline__ bool kc__isnan(const V &) {
+  return false;
+}
+__device__ __forceinline__ bool kc__isnan(const float &v) { return v != v; }
+__device__ __forceinline__ bool kc__isnan(const double &v) { return v != v; }
+template <class V> struct kc__wrap { typedef V type; };
+template <> struct kc__wrap<int> { typedef unsigned type; };
+template <> struct kc__wrap<long long> { typedef unsigned long long type; };
+template <> struct kc__wrap<long> { typedef unsigned long type; };
 struct kc__op_sum : kc__op_builtin {
   template <class V>
   static __device__ __forceinline__ void join(V *d, const V *s) {
-    *d += *s;
+    typedef typename kc__wrap<V>::type U;
+    *d = (V)((U)*d + (U)*s);
   }
 };
 struct kc__op_prod : kc__op_builtin {
   template <class V>
   static __device__ __forceinline__ void join(V *d, const V *s) {
-    *d *= *s;
+    typedef typename kc__wrap<V>::type U;
+    *d = (V)((U)*d * (U)*s);
   }
 };
 struct kc__op_min : kc__op_builtin {
   template <class V>
   static __device__ __forceinline__ void join(V *d, const V *s) {
-    if (*s < *d)
+    if (*s < *d || kc__isnan(*d))
       *d = *s;
   }
 };
 struct kc__op_max : kc__op_builtin {
   template <class V>
   static __device__ __forceinline__ void join(V *d, const V *s) {
-    if (*s > *d)
+    if (*s > *d || kc__isnan(*d))
       *d = *s;
+  }
+};
+template <class V, class Cmp>
+__device__ __forceinline__ bool kc__loc_wins(const V *s, const V *d, Cmp cmp) {
+  return kc__isnan(d->val)
+             ? !kc__isnan(s->val) || s->loc < d->loc
+             : !kc__isnan(s->val) && (cmp(s->val, d->val) ||
+                                      (s->val == d->val && s->loc < d->loc));
+}
+struct kc__less {
+  template <class T>
+  __device__ __forceinline__ bool operator()(const T &a, const T &b) const {
+    return a < b;
+  }
+};
+struct kc__greater {
+  template <class T>
+  __device__ __forceinline__ bool operator()(const T &a, const T &b) const {
+    return a > b;
   }
 };
 struct kc__op_minloc : kc__op_builtin {
   template <class V>
   static __device__ __forceinline__ void join(V *d, const V *s) {
-    if (s->val < d->val || (s->val == d->val && s->loc < d->loc))
+    if (kc__loc_wins(s, d, kc__less()))
       *d = *s;
   }
 };
 struct kc__op_maxloc : kc__op_builtin {
   template <class V>
   static __device__ __forceinline__ void join(V *d, const V *s) {
-    if (s->val > d->val || (s->val == d->val && s->loc < d->loc))
+    if (kc__loc_wins(s, d, kc__greater()))
       *d = *s;
   }
 };

@@ -383,6 +383,9 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
  * the void * signature kc_reducer wants (kc__rid_<rname>,
  * kc__rjoin_<rname>). */
 #define KC_REDUCER_IDENTITY(rname, vtype, v)                                   \
+  _Static_assert(_Alignof(vtype) <= 64,                                        \
+                 "kc: a custom reducer's value type may need at most "         \
+                 "64-byte alignment (doc/kernels.md)");                        \
   static void kc__ridt_##rname(vtype *v);                                      \
   static KC__UNUSED void kc__rid_##rname(void *kc__v) {                        \
     kc__ridt_##rname((vtype *)kc__v);                                          \
