@@ -41,31 +41,49 @@ static const kc_policy *from_v0(const kc_launch_policy *o, kc_policy *p) {
   return p;
 }
 
+/* kc__v0_<name> is exported as kc_<name>@KC_0.1.  GCC's symver attribute
+ * where it has one: GCC's link-time optimisation drops a .symver
+ * directive written in asm (a -flto build of libkc lost every KC_0.1
+ * symbol), not the attribute.  Other compilers keep the directive. */
+#if defined(__has_attribute)
+#if __has_attribute(symver)
+#define KC__V0_ATTR(name) __attribute__((symver("kc_" #name "@KC_0.1")))
+#endif
+#endif
+#ifdef KC__V0_ATTR
+#define KC__V0(name) _Static_assert(1, "versioned by attribute")
+#else
+#define KC__V0_ATTR(name)
 #define KC__V0(name) __asm__(".symver kc__v0_" #name ",kc_" #name "@KC_0.1")
+#endif
 
-KC_API kc_launch_policy kc__v0_range(kc_index begin, kc_index end);
-KC_API kc_launch_policy kc__v0_range_schedule(kc_index begin, kc_index end,
-                                              kc_schedule schedule,
-                                              kc_index chunk);
-KC_API kc_launch_policy kc__v0_mdrange(int rank, const kc_index *begin,
-                                       const kc_index *end,
-                                       const kc_index *tile);
-KC_API kc_launch_policy kc__v0_team_policy(kc_index league_size, int team_size,
-                                           int vector_length);
-KC_API int kc__v0_parallel_for(const char *label, kc_kernel *kernel,
-                               const kc_launch_policy *policy,
-                               const void *functor, size_t functor_size);
-KC_API int kc__v0_parallel_reduce(const char *label, kc_kernel *kernel,
-                                  const kc_launch_policy *policy,
-                                  const void *functor, size_t functor_size,
-                                  void *result);
-KC_API int kc__v0_parallel_scan(const char *label, kc_kernel *kernel,
-                                const kc_launch_policy *policy,
-                                const void *functor, size_t functor_size,
-                                void *total);
-KC_API int kc__v0_parallel_call(const char *label, kc_kernel *kernel,
-                                const kc_launch_policy *policy, int nargs,
-                                void *const *args);
+KC_API KC__V0_ATTR(range)
+kc_launch_policy kc__v0_range(kc_index begin, kc_index end);
+KC_API KC__V0_ATTR(range_schedule)
+kc_launch_policy kc__v0_range_schedule(kc_index begin, kc_index end,
+                                       kc_schedule schedule, kc_index chunk);
+KC_API KC__V0_ATTR(mdrange)
+kc_launch_policy kc__v0_mdrange(int rank, const kc_index *begin,
+                                const kc_index *end, const kc_index *tile);
+KC_API KC__V0_ATTR(team_policy)
+kc_launch_policy kc__v0_team_policy(kc_index league_size, int team_size,
+                                    int vector_length);
+KC_API KC__V0_ATTR(parallel_for)
+int kc__v0_parallel_for(const char *label, kc_kernel *kernel,
+                        const kc_launch_policy *policy, const void *functor,
+                        size_t functor_size);
+KC_API KC__V0_ATTR(parallel_reduce)
+int kc__v0_parallel_reduce(const char *label, kc_kernel *kernel,
+                           const kc_launch_policy *policy, const void *functor,
+                           size_t functor_size, void *result);
+KC_API KC__V0_ATTR(parallel_scan)
+int kc__v0_parallel_scan(const char *label, kc_kernel *kernel,
+                         const kc_launch_policy *policy, const void *functor,
+                         size_t functor_size, void *total);
+KC_API KC__V0_ATTR(parallel_call)
+int kc__v0_parallel_call(const char *label, kc_kernel *kernel,
+                         const kc_launch_policy *policy, int nargs,
+                         void *const *args);
 
 KC__V0(range);
 KC__V0(range_schedule);

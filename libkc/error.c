@@ -73,9 +73,12 @@ int kc__error_wrap(int code, const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vsnprintf(at, room, fmt, ap);
   va_end(ap);
-  if (n >= 0 && (size_t)n < room)
-    snprintf(at + n, room - (size_t)n, ": %s",
+  if (n >= 0 && (size_t)n < room) {
+    /* The precision bounds what is copied (and tells the compiler so). */
+    const int rest = (int)(room - (size_t)n);
+    snprintf(at + n, (size_t)rest, ": %.*s", rest,
              *below ? below : kc_strerror(code));
+  }
   if (strlen(detail) == sizeof detail - 1)
     memcpy(detail + sizeof detail - 4, "...", 4);
   return code;
@@ -96,7 +99,7 @@ int kc__nested(const char *fn) {
 
 int kc__slot_bad(int rc) {
   char said[256]; /* the plugin's detail: kc__error writes over it */
-  snprintf(said, sizeof said, "%s", kc_last_error());
+  snprintf(said, sizeof said, "%.*s", (int)sizeof said - 1, kc_last_error());
   return kc__error(KC_EINTERNAL,
                    "%s%s%s returned %d from a slot: neither 0 nor a kc "
                    "error code (<kc/error.h>), a bug of the plugin%s%s",

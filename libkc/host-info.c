@@ -12,7 +12,7 @@
 
 #include "internal.h"
 
-int kc_backend_block_signals(sigset_t *old) {
+int kc_backend_block_signals(void *old) {
   /* Synchronous signals stay open (a kernel's fault must still kill or
    * reach its handler on the thread that faulted), and so do the
    * profiling timers' signals (profilers sample every thread). */
@@ -22,7 +22,7 @@ int kc_backend_block_signals(sigset_t *old) {
   sigfillset(&s);
   for (size_t i = 0; i < sizeof open_ones / sizeof open_ones[0]; i++)
     sigdelset(&s, open_ones[i]);
-  int rc = pthread_sigmask(SIG_BLOCK, &s, old);
+  int rc = pthread_sigmask(SIG_BLOCK, &s, (sigset_t *)old);
   return rc == 0 ? 0
                  : kc__error(KC_EINVAL, "kc_backend_block_signals: %s",
                              strerror(rc));

@@ -516,6 +516,24 @@ static int check_file(const char *path, checked *c) {
     return kc__error(KC_EPLUGIN, "%s is not a kc plugin: it has no symbol %s",
                      path, sym);
   }
+  /* The plugin must call this libkc: one linked against another copy (a
+   * program linked with a static libkc.a brings the plugin's libkc.so.1
+   * in as a second runtime) would report its errors and kernel marks to
+   * that copy, which nobody reads. */
+  void *theirs = dlsym(h, "kc_backend_error");
+  if (theirs && theirs != (void *)kc_backend_error) {
+    Dl_info other;
+    const char *where = dladdr(theirs, &other) && other.dli_fname
+                            ? other.dli_fname
+                            : "another file";
+    kc__error(KC_EPLUGIN,
+              "%s calls another copy of libkc (%s), not this one: a "
+              "program linked with the static libkc.a runs only the "
+              "built-in serial backend; link it with the shared libkc",
+              path, where);
+    dlclose(h);
+    return KC_EPLUGIN;
+  }
   /* The symbol's own entry, where the dynamic loader knows it: a plugin
    * whose entry symbol is smaller than what it claims (or not an object at
    * all) would have the core read past it.  The address must lie in the

@@ -495,7 +495,7 @@ int kc__memset(const char *fn, void *bq, void *p, int value, size_t bytes) {
   int rc = kc__enter(fn);
   if (rc < 0)
     return rc;
-  kc_space space;
+  kc_space space = KC_SPACE_HOST; /* set by classify (-O3 cannot see it) */
   pthread_mutex_lock(&mem_lock);
   rc = classify(fn, "destination", p, bytes, &space, NULL);
   pthread_mutex_unlock(&mem_lock);

@@ -53,6 +53,16 @@ for s in kc_init kc_finalize kc_malloc kc_parallel_for kc_parallel_reduce \
   kc_host_launch kc_strerror kc_last_error; do
   exports "$lib" | grep -qx "$s" || { echo "FAIL: libkc does not export $s"; fail=1; }
 done
+# Programs built against kc 0.1 bind to the KC_0.1 versions of the calls
+# whose arguments changed (libkc/compat.c).  A -flto build once lost them
+# all while the default versions stayed: look for each.
+if nm -D --defined-only "$lib" | grep -q '@@KC_0\.2'; then
+  for s in kc_range kc_range_schedule kc_mdrange kc_team_policy \
+    kc_parallel_for kc_parallel_reduce kc_parallel_scan kc_parallel_call; do
+    nm -D --defined-only "$lib" | awk '{ print $NF }' | grep -qx "$s@KC_0.1" ||
+      { echo "FAIL: libkc lacks $s@KC_0.1 (0.1 programs would bind to 0.2's)"; fail=1; }
+  done
+fi
 # libkc is never unmapped (-z nodelete): a program that dlclose()d it and
 # then ended a thread that had run a KC_CHUNK_BUFFER kernel crashed in the
 # thread key's destructor, unmapped with it.

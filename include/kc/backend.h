@@ -79,7 +79,6 @@
 #define KC_BACKEND_H
 
 #include <kc/kc.h>
-#include <signal.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -469,8 +468,9 @@ KC_API int kc_backend_check_library(const char *path);
 
 /* Blocks, in the calling thread, every signal but the synchronous ones
  * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT) and the
- * profiling timers' (SIGPROF, SIGVTALRM); the mask before goes to *old
- * (may be NULL).  A plugin calls it around creating its own threads and
+ * profiling timers' (SIGPROF, SIGVTALRM); the mask before goes to *old,
+ * a sigset_t (void * so that this header needs no POSIX feature macro), or
+ * nowhere for NULL.  A plugin calls it around creating its own threads and
  * then restores the mask with pthread_sigmask(SIG_SETMASK, old, NULL), so
  * that its threads inherit the blocked mask: a signal sent to the process
  * (SIGTERM, SIGINT, SIGUSR1 ...) is then never handled on a backend's
@@ -478,7 +478,7 @@ KC_API int kc_backend_check_library(const char *path);
  * that blocks a signal in its own threads to sigwait() for it keeps it,
  * whichever backend runs (the threads and openmp plugins do this).  0, or
  * KC_EINVAL.  New with the KC_0.2 symbols. */
-KC_API int kc_backend_block_signals(sigset_t *old);
+KC_API int kc_backend_block_signals(void *old);
 
 /* The backend ABI minor version this libkc speaks (its
  * KC_BACKEND_ABI_MINOR).  The loader accepts a plugin of a newer minor

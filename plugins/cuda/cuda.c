@@ -588,7 +588,7 @@ static int mem_alloc(void *state, kc_space space, size_t bytes, void **out) {
 
 static int mem_alloc_on(void *state, kc_space space, int device, size_t bytes,
                         void **out) {
-  kc__cuda_state *s;
+  kc__cuda_state *s = NULL; /* set by kc__cuda_device on success */
   int rc = kc__cuda_device(state, device, &s);
   return rc ? rc : alloc_on(s, space, bytes, out);
 }

@@ -142,7 +142,7 @@ int kc__cuda_event_record(void *state, void *handle, void *queue) {
   event *ev = handle;
   kc__cuda_lane *L = lane_of(state, queue);
   kc__cuda_state *s = L->dev;
-  CUevent e;
+  CUevent e = NULL; /* set by event_on (-O3 cannot see it) */
   int rc = event_on(ev, s, &e);
   if (rc)
     return rc;

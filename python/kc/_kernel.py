@@ -483,12 +483,10 @@ def _kcc():
         if not (os.path.isfile(env) and os.access(env, os.X_OK)):
             raise _inval("KC_KCC=%s is not an executable file" % env)
         return env
-    pkg = shutil.which(os.environ.get("PKG_CONFIG", "pkg-config"))
-    if pkg:
-        r = _run([pkg, "--variable=kcc", "kc"])
-        cand = r.stdout.strip() if r else ""
-        if r and r.returncode == 0 and cand and os.access(cand, os.X_OK):
-            return cand
+    r = _lib.pkg_config("--variable=kcc")
+    cand = r.stdout.strip() if r else ""
+    if r and r.returncode == 0 and cand and os.access(cand, os.X_OK):
+        return cand
     found = shutil.which("kcc")
     if not found:
         raise _inval("kcc not found: set KC_KCC, or PKG_CONFIG_PATH to kc's "
@@ -507,10 +505,7 @@ def _run(cmd, timeout=60):
 
 
 def _pkg_flags():
-    pkg = shutil.which(os.environ.get("PKG_CONFIG", "pkg-config"))
-    if not pkg:
-        return []
-    r = _run([pkg, "--cflags", "--libs", "kc"])
+    r = _lib.pkg_config("--cflags", "--libs")
     return r.stdout.split() if r and r.returncode == 0 else []
 
 

@@ -120,6 +120,25 @@ class KernelDesc(ctypes.Structure):
     ]
 
 
+def pkg_config(*args):
+    """pkg-config's answer about kc (a CompletedProcess), or None: with
+    --define-prefix first, so that an installation moved after `make
+    install` is found where kc.pc lies; without it for a pkg-config that
+    does not know the option."""
+    pkg = shutil.which(os.environ.get("PKG_CONFIG", "pkg-config"))
+    if not pkg:
+        return None
+    for pre in (["--define-prefix"], []):
+        try:
+            r = subprocess.run([pkg] + pre + list(args) + ["kc"],
+                               capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if r.returncode == 0:
+            return r
+    return r
+
+
 def _candidates():
     env = os.environ.get("KC_LIBRARY")
     if env:
@@ -129,17 +148,11 @@ def _candidates():
         else:
             yield env
         return
-    pkg = shutil.which(os.environ.get("PKG_CONFIG", "pkg-config"))
-    if pkg:
-        try:
-            out = subprocess.run([pkg, "--variable=libdir", "kc"],
-                                 capture_output=True, text=True, timeout=30)
-            libdir = out.stdout.strip()
-            if out.returncode == 0 and libdir:
-                yield os.path.join(libdir, "libkc.so.%d" % SONAME_MAJOR)
-                yield os.path.join(libdir, "libkc.so")
-        except (OSError, subprocess.SubprocessError):
-            pass
+    out = pkg_config("--variable=libdir")
+    libdir = out.stdout.strip() if out is not None else ""
+    if out is not None and out.returncode == 0 and libdir:
+        yield os.path.join(libdir, "libkc.so.%d" % SONAME_MAJOR)
+        yield os.path.join(libdir, "libkc.so")
     yield "libkc.so.%d" % SONAME_MAJOR
     found = ctypes.util.find_library("kc")
     if found:
