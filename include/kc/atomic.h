@@ -100,8 +100,18 @@
  * arithmetic and for min/max).  Device (__CUDA_ARCH__): the PTX atomics
  * (atomicAdd, atomicSub, atomicMin, atomicMax, atomicExch, atomicCAS) where
  * the hardware has the operation for the type, compare-and-swap loops
- * elsewhere (float/double min and max, double add before sm_60, signed
- * 64-bit min/max before sm_35).
+ * elsewhere (float/double min and max, double add before sm_60).
+ *
+ * Where the backends differ: a min/max that leaves *p unchanged is, on the
+ * host and for floats on the device, only a load (with o's acquire half,
+ * like a failed compare-exchange), while an integer min/max on the device
+ * always writes: do not publish data through the release half of a
+ * min/max that may change nothing.  A NaN already in *p stays there for
+ * min/max (the built-in MIN/MAX reducers instead treat a NaN as missing).
+ * compare_exchange returns the old value; for f32/f64 it compares bits,
+ * so test its success by comparing bits (memcmp), never with ==: a NaN
+ * never equals itself, and -0.0 equals 0.0.  A misaligned object is
+ * undefined: loads and stores may tear, and nothing checks it.
  *
  * Thread safety: that is the point.  Not async-signal-safe guarantees
  * beyond those of the builtins.
@@ -130,6 +140,15 @@ typedef enum kc_memory_order {
   KC_MEMORY_ORDER_SEQ_CST = 4
 } kc_memory_order;
 
+/* An order outside the five above (a C11 memory_order_seq_cst is 5, a
+ * memory_order_acquire 2) counts as SEQ_CST, the strongest, on every
+ * path: the host's loads and stores once took it for acquire/release and
+ * the device's read-modify-writes for relaxed. */
+#define KC__MO(o)                                                              \
+  ((unsigned)(o) <= (unsigned)KC_MEMORY_ORDER_SEQ_CST                          \
+       ? (kc_memory_order)(o)                                                  \
+       : KC_MEMORY_ORDER_SEQ_CST)
+
 /* ------------------------------------------------------------ host side */
 
 #if !defined(__CUDA_ARCH__)
@@ -142,7 +161,7 @@ typedef enum kc_memory_order {
  * load of a loop); the functions keep each pair one the builtins accept,
  * strengthening an order an operation cannot have (a release load). */
 KC__ATOMIC_FN int kc__host_mo(kc_memory_order o) {
-  switch (o) {
+  switch (KC__MO(o)) {
   case KC_MEMORY_ORDER_RELAXED:
     return __ATOMIC_RELAXED;
   case KC_MEMORY_ORDER_ACQUIRE:
@@ -157,7 +176,7 @@ KC__ATOMIC_FN int kc__host_mo(kc_memory_order o) {
 }
 /* A read that stores nothing: release adds nothing to it. */
 KC__ATOMIC_FN int kc__host_fail_mo(kc_memory_order o) {
-  switch (o) {
+  switch (KC__MO(o)) {
   case KC_MEMORY_ORDER_RELAXED:
   case KC_MEMORY_ORDER_RELEASE:
     return __ATOMIC_RELAXED;
@@ -170,7 +189,7 @@ KC__ATOMIC_FN int kc__host_fail_mo(kc_memory_order o) {
 }
 /* A plain load: release and acq_rel become acquire. */
 KC__ATOMIC_FN int kc__host_load_mo(kc_memory_order o) {
-  switch (o) {
+  switch (KC__MO(o)) {
   case KC_MEMORY_ORDER_RELAXED:
     return __ATOMIC_RELAXED;
   case KC_MEMORY_ORDER_SEQ_CST:
@@ -181,7 +200,7 @@ KC__ATOMIC_FN int kc__host_load_mo(kc_memory_order o) {
 }
 /* A plain store: acquire and acq_rel become release. */
 KC__ATOMIC_FN int kc__host_store_mo(kc_memory_order o) {
-  switch (o) {
+  switch (KC__MO(o)) {
   case KC_MEMORY_ORDER_RELAXED:
     return __ATOMIC_RELAXED;
   case KC_MEMORY_ORDER_SEQ_CST:
@@ -409,6 +428,7 @@ struct kc__dev_op_max {
  * strengthened: a release load is an acquire load, an acquire store a
  * release store. */
 __device__ __forceinline__ void kc__dev_fence(kc_memory_order o) {
+  o = KC__MO(o);
 #if __CUDA_ARCH__ >= 700
   if (o == KC_MEMORY_ORDER_SEQ_CST)
     asm volatile("fence.sc.gpu;" ::: "memory");
@@ -424,11 +444,13 @@ __device__ __forceinline__ void kc__dev_fence(kc_memory_order o) {
  * acquire patterns (a fence, then a strong write; a strong read, then a
  * fence). */
 __device__ __forceinline__ void kc__dev_rmw_before(kc_memory_order o) {
+  o = KC__MO(o);
   if (o == KC_MEMORY_ORDER_RELEASE || o == KC_MEMORY_ORDER_ACQ_REL ||
       o == KC_MEMORY_ORDER_SEQ_CST)
     kc__dev_fence(o);
 }
 __device__ __forceinline__ void kc__dev_rmw_after(kc_memory_order o) {
+  o = KC__MO(o);
   if (o == KC_MEMORY_ORDER_ACQUIRE || o == KC_MEMORY_ORDER_ACQ_REL ||
       o == KC_MEMORY_ORDER_SEQ_CST)
     kc__dev_fence(KC_MEMORY_ORDER_ACQ_REL);
@@ -443,6 +465,7 @@ __device__ __forceinline__ T kc__dev_rmw_keep(T r, kc_memory_order o) {
 #define KC__DEV_LD(W, R, B)                                                    \
   __device__ __forceinline__ W kc__dev_ld(const W *p, kc_memory_order o) {     \
     W v;                                                                       \
+    o = KC__MO(o);                                                             \
     if (o == KC_MEMORY_ORDER_RELAXED) {                                        \
       asm volatile("ld.relaxed.gpu.b" B " %0, [%1];"                           \
                    : "=" R(v)                                                  \
@@ -459,6 +482,7 @@ __device__ __forceinline__ T kc__dev_rmw_keep(T r, kc_memory_order o) {
     return v;                                                                  \
   }                                                                            \
   __device__ __forceinline__ void kc__dev_st(W *p, W v, kc_memory_order o) {   \
+    o = KC__MO(o);                                                             \
     if (o == KC_MEMORY_ORDER_SEQ_CST)                                          \
       asm volatile("fence.sc.gpu;" ::: "memory");                              \
     if (o == KC_MEMORY_ORDER_RELAXED || o == KC_MEMORY_ORDER_SEQ_CST)          \
@@ -471,6 +495,7 @@ __device__ __forceinline__ T kc__dev_rmw_keep(T r, kc_memory_order o) {
 #else
 #define KC__DEV_LD(W, R, B)                                                    \
   __device__ __forceinline__ W kc__dev_ld(const W *p, kc_memory_order o) {     \
+    o = KC__MO(o);                                                             \
     if (o == KC_MEMORY_ORDER_SEQ_CST)                                          \
       __threadfence();                                                         \
     W v = *(const volatile W *)p;                                              \

@@ -203,6 +203,10 @@
  *       without the suffix, chosen by the type of p (C11 _Generic on the
  *       host, overloads on the device).
  *   Float min/max compare with < and >: a NaN operand is never stored.
+ *   Ordered forms: kc_atomic_<op>_explicit_s(..., kc_memory_order o) for
+ *   load, store, exchange, compare_exchange and the fetch_ operations,
+ *   kc_atomic_thread_fence(o) and kc_memory_fence() (<kc/atomic.h> has
+ *   their contract, and where the backends differ).
  *
  * Chunk buffers (Kokkidio's ChunkBuffer): a FOR kernel whose body sees a
  * whole chunk, and per-thread buffers sized by it, for intermediate values
