@@ -290,7 +290,15 @@ static int census_take(const kc_host_exec *x) {
   return distinct;
 }
 
+/* The parallel() whose team once did not form (its threads had not all
+ * arrived within TEAM_FORM_NS: an OpenMP runtime granting fewer threads,
+ * OMP_DYNAMIC): its launches keep teams of one thread until the last
+ * kc_finalize, instead of waiting TEAM_FORM_NS again at every launch. */
+static _Atomic(void (*)(void *, kc_host_task, void *)) gave_up;
+
 static int threads_distinct(const kc_host_exec *x) {
+  if (atomic_load_explicit(&gave_up, memory_order_relaxed) == x->parallel)
+    return 0;
   if (atomic_flag_test_and_set_explicit(&census_busy, memory_order_acquire))
     return 0;
   if (census_memo.parallel != x->parallel || census_memo.ctx != x->ctx ||
@@ -400,6 +408,7 @@ static void member_task(int tid, int nt, void *arg) {
     if (!team_form(lead, t->size)) {
       lead->solo = 1; /* read by this thread only */
       lead->team.size = 1;
+      atomic_store_explicit(&gave_up, t->x->parallel, memory_order_relaxed);
     }
     t->task(team, t->nteams, t->arg);
     if (!lead->solo) {
@@ -431,7 +440,13 @@ static int slots_fill(const kc_launch *l, kc__host_teams *t, int capacity,
                       const size_t *total) {
   const kc_kernel_info *k = l->kernel;
   const size_t acc_bytes = (t->vsize + 63) & ~(size_t)63;
-  const int used = t->nteams * t->size;
+  int used = t->nteams * t->size;
+  /* A static split without chunks gives the teams past the league nothing
+   * to run: they need no scratch (a league of 1 on 16 threads allocated
+   * 16 times a 1 GB level-1 request). */
+  if (l->policy.schedule != KC_SCHEDULE_DYNAMIC && l->policy.chunk == KC_AUTO &&
+      l->policy.league_size < t->nteams)
+    used = (int)l->policy.league_size * t->size;
   for (int i = 0; i < capacity; i++) {
     kc__host_team_slot *s = &t->slots[i];
     const int rank = i % t->size;
@@ -591,6 +606,7 @@ void kc__host_teams_cleanup(void) {
     memset(&census_memo, 0, sizeof census_memo);
     atomic_flag_clear_explicit(&census_busy, memory_order_release);
   }
+  atomic_store_explicit(&gave_up, NULL, memory_order_relaxed);
 }
 
 void kc__host_team_unit(const kc__host_job *j, int tid, kc_index u0,

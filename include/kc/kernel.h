@@ -125,7 +125,8 @@
  *       to KC_SCRATCH_ALIGN (16) bytes; per level, the per-team part comes
  *       first, then one per-thread part per thread, each padded to 16.
  *       A request over the backend's limit (level 0: kc_info.dev.
- *       shared_memory_per_block_optin; level 1: what memory allows) fails
+ *       shared_memory_per_block_optin; level 1: device memory on a GPU,
+ *       KC_HOST_SCRATCH1_MAX (1 GiB) a team on the host) fails
  *       the launch with KC_ESCRATCH before anything runs.
  *
  * Nested loops, in team bodies.  `i` is declared by the macro (kc_index);
