@@ -476,13 +476,13 @@ static int setup(job *j, const kc_launch *l, const kc_host_exec *x) {
   return 0;
 }
 
-static int bad_parallel(const kc_host_exec *x) {
+static int bad_parallel(int nthreads) {
   return kc__error(KC_EINTERNAL,
                    "kc_host_launch: the backend's parallel() broke its "
                    "contract: a task's (tid, nthreads) outside 0 <= tid < "
                    "nthreads <= kc_host_exec.nthreads (%d), or no task 0; "
                    "the launch's results are not valid",
-                   x->nthreads);
+                   nthreads);
 }
 
 int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
@@ -523,6 +523,7 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
     return rc;
   /* Teams of several threads: the engine splits the league over the teams
    * and runs each team's first thread (host-team.c brings the others). */
+  const int backend_threads = x->nthreads; /* for a message */
   if (j.teams.size > 1)
     x = &j.teams.exec;
 
@@ -537,7 +538,7 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
     }
     kc__host_teams_release(&j.teams);
     if (over)
-      return bad_parallel(x);
+      return bad_parallel(backend_threads);
     goto done;
   }
 
@@ -617,8 +618,10 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
       join(run, tmp);
     }
     jp->final = 1;
+    jp->nthreads = 0;
     x->parallel(x->ctx, task, jp); /* pass 2: store with the prefix */
-    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed))
+    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed) ||
+        jp->nthreads == 0)
       goto overflow;
   }
   unpublish(jp);
@@ -637,5 +640,5 @@ overflow:
   if (j.slots != local)
     slots_put(j.slots, from_cache);
   kc__host_teams_release(&j.teams);
-  return bad_parallel(x);
+  return bad_parallel(backend_threads);
 }

@@ -41,6 +41,7 @@ typedef struct kc__host_team_slot {
   atomic_uint bar_gen;                /* leader: barriers completed */
   atomic_uint gather; /* leader: how the team forms (host-team.c) */
   int solo;           /* leader: the team runs on its leader alone */
+  const void *owner;  /* leader: its thread (kc__self), as it forms */
 } kc__host_team_slot;
 
 /* A team launch's per-thread slots: the engine's pool (kept and grown

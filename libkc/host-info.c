@@ -14,10 +14,12 @@
 
 int kc_backend_block_signals(void *old) {
   /* Synchronous signals stay open (a kernel's fault must still kill or
-   * reach its handler on the thread that faulted), and so do the
-   * profiling timers' signals (profilers sample every thread). */
-  static const int open_ones[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,   SIGTRAP,
-                                  SIGSYS,  SIGABRT, SIGPROF, SIGVTALRM};
+   * reach its handler on the thread that faulted; SIGPIPE and SIGXFSZ come
+   * to the thread whose write caused them), and so do the profiling
+   * timers' signals (profilers sample every thread). */
+  static const int open_ones[] = {SIGSEGV, SIGBUS,  SIGFPE,   SIGILL,
+                                  SIGTRAP, SIGSYS,  SIGABRT,  SIGPIPE,
+                                  SIGXFSZ, SIGPROF, SIGVTALRM};
   sigset_t s;
   sigfillset(&s);
   for (size_t i = 0; i < sizeof open_ones / sizeof open_ones[0]; i++)

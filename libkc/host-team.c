@@ -48,7 +48,8 @@
  * the leader it waited for).  One word holds the state and the count of
  * followers in, so joining, withdrawing and deciding never cross.  The
  * results stay right; only that launch's team size differs, and a
- * parallel() that keeps its concurrency never gets there.
+ * parallel() that keeps its concurrency never gets there; one seen to run
+ * a follower on its leader's thread keeps teams of one (gave_up).
  *
  * Scratch: a team's scratch lives only while it runs, so each team needs
  * one team's worth per level (in its leader's slot), which it reuses for
@@ -290,10 +291,13 @@ static int census_take(const kc_host_exec *x) {
   return distinct;
 }
 
-/* The parallel() whose team once did not form (its threads had not all
- * arrived within TEAM_FORM_NS: an OpenMP runtime granting fewer threads,
- * OMP_DYNAMIC): its launches keep teams of one thread until the last
- * kc_finalize, instead of waiting TEAM_FORM_NS again at every launch. */
+/* The parallel() that once ran a team's follower task on its leader's own
+ * thread, after the leader had given up forming (an OpenMP runtime
+ * granting fewer threads than asked, OMP_DYNAMIC): its launches keep teams
+ * of one thread until the last kc_finalize, instead of waiting
+ * TEAM_FORM_NS again at every launch.  A team that failed to form only
+ * because a thread was descheduled (a loaded machine) costs that launch
+ * alone. */
 static _Atomic(void (*)(void *, kc_host_task, void *)) gave_up;
 
 static int threads_distinct(const kc_host_exec *x) {
@@ -405,10 +409,10 @@ static void member_task(int tid, int nt, void *arg) {
     return;
   kc__host_team_slot *lead = &t->slots[team * t->size];
   if (rank == 0) {
+    lead->owner = kc__self_ref(); /* published by team_form's exchange */
     if (!team_form(lead, t->size)) {
       lead->solo = 1; /* read by this thread only */
       lead->team.size = 1;
-      atomic_store_explicit(&gave_up, t->x->parallel, memory_order_relaxed);
     }
     t->task(team, t->nteams, t->arg);
     if (!lead->solo) {
@@ -421,6 +425,13 @@ static void member_task(int tid, int nt, void *arg) {
     self->kernel++;
     follower(t->arg, t, lead, lead + rank);
     self->kernel--;
+  } else if ((atomic_load_explicit(&lead->gather, memory_order_acquire) &
+              ALONE) &&
+             lead->owner == kc__self_ref()) {
+    /* The leader gave up on this very thread, which runs the follower's
+     * task after it: the parallel() ran fewer threads than it has tasks
+     * (an OpenMP runtime granting a smaller team), and will again. */
+    atomic_store_explicit(&gave_up, t->x->parallel, memory_order_relaxed);
   }
 }
 

@@ -664,7 +664,12 @@ static int check_file(const char *path, checked *c) {
   /* From here on the plugin's code has run: it is never unloaded. */
   int nd = 0;
   kc__error(0, "%s", "");
-  rc = kc__slot_rc(ops->probe(&nd), 0); /* not 0: no devices */
+  rc = ops->probe(&nd);
+  if (rc > 0 || rc < -KC__ERR_COUNT) /* a plugin's bug: no devices */
+    rc = kc__error(KC_EINTERNAL,
+                   "its probe returned %d, neither 0 nor a kc error code "
+                   "(<kc/error.h>), a bug of the plugin",
+                   rc);
   if (rc < 0 || nd <= 0) {
     strbuf why = {0};
     const char *d = kc_last_error();

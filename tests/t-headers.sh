@@ -1,5 +1,6 @@
 #!/bin/sh
-# Every public header compiles on its own as strict ISO C (c99 and c11,
+# Every public header meant to be included on its own (kernel_args.h
+# comes through kernel.h) compiles alone as strict ISO C (c99 and c11,
 # -pedantic, no feature macros) and as C++: a plugin author's
 # `gcc -std=c11` once failed on <kc/backend.h> ("unknown type name
 # 'sigset_t'": a POSIX type in a public prototype; packager review,

@@ -140,10 +140,12 @@ typedef enum kc_memory_order {
   KC_MEMORY_ORDER_SEQ_CST = 4
 } kc_memory_order;
 
-/* An order outside the five above (a C11 memory_order_seq_cst is 5, a
- * memory_order_acquire 2) counts as SEQ_CST, the strongest, on every
- * path: the host's loads and stores once took it for acquire/release and
- * the device's read-modify-writes for relaxed. */
+/* An order outside the five above (C11's memory_order_seq_cst is 5)
+ * counts as SEQ_CST, the strongest, on every path: the host's loads and
+ * stores once took it for acquire/release and the device's
+ * read-modify-writes for relaxed.  C11's other constants are in range but
+ * mean other orders here (its memory_order_acquire, 2, is kc's RELEASE):
+ * pass kc's own. */
 #define KC__MO(o)                                                              \
   ((unsigned)(o) <= (unsigned)KC_MEMORY_ORDER_SEQ_CST                          \
        ? (kc_memory_order)(o)                                                  \

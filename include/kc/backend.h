@@ -467,8 +467,9 @@ KC_API void kc_backend_verbose(const char *fmt, ...)
 KC_API int kc_backend_check_library(const char *path);
 
 /* Blocks, in the calling thread, every signal but the synchronous ones
- * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT) and the
- * profiling timers' (SIGPROF, SIGVTALRM); the mask before goes to *old,
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT, and SIGPIPE
+ * and SIGXFSZ, which a thread's own write raises) and the profiling
+ * timers' (SIGPROF, SIGVTALRM); the mask before goes to *old,
  * a sigset_t (void * so that this header needs no POSIX feature macro), or
  * nowhere for NULL.  A plugin calls it around creating its own threads and
  * then restores the mask with pthread_sigmask(SIG_SETMASK, old, NULL), so

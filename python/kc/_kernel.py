@@ -483,10 +483,11 @@ def _kcc():
         if not (os.path.isfile(env) and os.access(env, os.X_OK)):
             raise _inval("KC_KCC=%s is not an executable file" % env)
         return env
-    r = _lib.pkg_config("--variable=kcc")
-    cand = r.stdout.strip() if r else ""
-    if r and r.returncode == 0 and cand and os.access(cand, os.X_OK):
-        return cand
+    for moved in (False, True):
+        r = _lib.pkg_config("--variable=kcc", moved=moved)
+        cand = r.stdout.strip() if r else ""
+        if cand and os.access(cand, os.X_OK):
+            return cand
     found = shutil.which("kcc")
     if not found:
         raise _inval("kcc not found: set KC_KCC, or PKG_CONFIG_PATH to kc's "
@@ -505,8 +506,11 @@ def _run(cmd, timeout=60):
 
 
 def _pkg_flags():
-    r = _lib.pkg_config("--cflags", "--libs")
-    return r.stdout.split() if r and r.returncode == 0 else []
+    # The moved answer only when the plain one's libdir is not there.
+    lib = _lib.pkg_config("--variable=libdir")
+    moved = bool(lib) and not os.path.isdir(lib.stdout.strip())
+    r = _lib.pkg_config("--cflags", "--libs", moved=moved)
+    return r.stdout.split() if r else []
 
 
 def cache_dir():

@@ -120,23 +120,23 @@ class KernelDesc(ctypes.Structure):
     ]
 
 
-def pkg_config(*args):
-    """pkg-config's answer about kc (a CompletedProcess), or None: with
-    --define-prefix first, so that an installation moved after `make
-    install` is found where kc.pc lies; without it for a pkg-config that
-    does not know the option."""
+def pkg_config(*args, moved=False):
+    """pkg-config's answer about kc (a CompletedProcess, returncode 0), or
+    None.  moved=True asks with --define-prefix, which puts `prefix` two
+    directories above kc.pc: right for an installation moved after `make
+    install`, wrong for a multiarch libdir (lib/x86_64-linux-gnu), so the
+    callers ask plainly first and moved only when the plain answer names
+    files that are not there."""
     pkg = shutil.which(os.environ.get("PKG_CONFIG", "pkg-config"))
     if not pkg:
         return None
-    for pre in (["--define-prefix"], []):
-        try:
-            r = subprocess.run([pkg] + pre + list(args) + ["kc"],
-                               capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if r.returncode == 0:
-            return r
-    return r
+    pre = ["--define-prefix"] if moved else []
+    try:
+        r = subprocess.run([pkg] + pre + list(args) + ["kc"],
+                           capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return r if r.returncode == 0 else None
 
 
 def _candidates():
@@ -148,11 +148,12 @@ def _candidates():
         else:
             yield env
         return
-    out = pkg_config("--variable=libdir")
-    libdir = out.stdout.strip() if out is not None else ""
-    if out is not None and out.returncode == 0 and libdir:
-        yield os.path.join(libdir, "libkc.so.%d" % SONAME_MAJOR)
-        yield os.path.join(libdir, "libkc.so")
+    for moved in (False, True):
+        out = pkg_config("--variable=libdir", moved=moved)
+        libdir = out.stdout.strip() if out is not None else ""
+        if libdir:
+            yield os.path.join(libdir, "libkc.so.%d" % SONAME_MAJOR)
+            yield os.path.join(libdir, "libkc.so")
     yield "libkc.so.%d" % SONAME_MAJOR
     found = ctypes.util.find_library("kc")
     if found:

@@ -825,7 +825,7 @@ struct kc__nop_SUM {
   }
   template <class V>
   static __device__ __forceinline__ void join(V *d, const V *s) {
-    *d += *s;
+    kc__op_sum::join(d, s); /* the top-level join (cuda_block.h) */
   }
 };
 struct kc__nop_PROD {
@@ -834,7 +834,7 @@ struct kc__nop_PROD {
   }
   template <class V>
   static __device__ __forceinline__ void join(V *d, const V *s) {
-    *d *= *s;
+    kc__op_prod::join(d, s); /* the top-level join (cuda_block.h) */
   }
 };
 struct kc__nop_MIN {
@@ -843,8 +843,7 @@ struct kc__nop_MIN {
   }
   template <class V>
   static __device__ __forceinline__ void join(V *d, const V *s) {
-    if (*s < *d)
-      *d = *s;
+    kc__op_min::join(d, s); /* the top-level join (cuda_block.h) */
   }
 };
 struct kc__nop_MAX {
@@ -853,8 +852,7 @@ struct kc__nop_MAX {
   }
   template <class V>
   static __device__ __forceinline__ void join(V *d, const V *s) {
-    if (*s > *d)
-      *d = *s;
+    kc__op_max::join(d, s); /* the top-level join (cuda_block.h) */
   }
 };
 /* A nested custom reducer, from the functions KC_REDUCER_IDENTITY and

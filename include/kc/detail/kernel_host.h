@@ -778,11 +778,21 @@ static inline KC__UNUSED void kc__team_part(const kc_team *t, kc_index b,
     KC__TEAM_LOOP(team, i, begin, end, FOR, ~, __VA_ARGS__)                    \
   } while (0)
 
-/* Joins of the nested built-in reductions. */
-#define KC__NR_JOIN_SUM(a, b) ((a) += (b))
-#define KC__NR_JOIN_PROD(a, b) ((a) *= (b))
-#define KC__NR_JOIN_MIN(a, b) ((a) = (b) < (a) ? (b) : (a))
-#define KC__NR_JOIN_MAX(a, b) ((a) = (b) > (a) ? (b) : (a))
+/* Joins of the nested built-in reductions, as the top-level ones
+ * (libkc/reducer.c): signed SUM and PROD wrap (computed unsigned), MIN and
+ * MAX take a NaN running value for missing. */
+static inline KC__UNUSED int kc__nr_nan(double x) { return x != x; }
+#define KC__NR_WRAP(a, b, op)                                                  \
+  _Generic((a), int32_t                                                        \
+           : (int32_t)((uint32_t)(a)op(uint32_t)(b)), int64_t                  \
+           : (int64_t)((uint64_t)(a)op(uint64_t)(b)), default                  \
+           : (a)op(b))
+#define KC__NR_JOIN_SUM(a, b) ((a) = KC__NR_WRAP(a, b, +))
+#define KC__NR_JOIN_PROD(a, b) ((a) = KC__NR_WRAP(a, b, *))
+#define KC__NR_JOIN_MIN(a, b)                                                  \
+  ((a) = (b) < (a) || kc__nr_nan((double)(a)) ? (b) : (a))
+#define KC__NR_JOIN_MAX(a, b)                                                  \
+  ((a) = (b) > (a) || kc__nr_nan((double)(a)) ? (b) : (a))
 
 /* Over the thread's lanes: its one lane's loop. */
 #define KC__NESTED_REDUCE(team, i, begin, end, OP, vtype, acc, result, hint,   \
