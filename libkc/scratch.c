@@ -53,18 +53,18 @@ int kc_launch_scratch(const kc_launch *l, int level, int team_size,
       k ? atomic_load_explicit(&((kc_kernel *)k)->team_scratch,
                                memory_order_acquire)
         : NULL;
-  size_t tpa, st, tot;
-  if ((fn && add(tp, fn(l->functor, level, team_size), &tp)) ||
+  size_t tpa, st, tot, from_fn = 0;
+  if ((fn && add(tp, from_fn = fn(l->functor, level, team_size), &tp)) ||
       align_up(tp, &tpa) ||
       align_up(l->policy.scratch_per_thread[level], &st) ||
       __builtin_mul_overflow(st, (size_t)team_size, &tot) ||
       add(tot, tpa, &tot))
     return kc__error(KC_ESCRATCH,
                      "kernel '%s': the level-%d scratch request (%zu per "
-                     "team, %zu per thread, teams of %d) does not fit in "
-                     "size_t",
+                     "team, %zu per thread, teams of %d; %zu more per team "
+                     "from its scratch function) does not fit in size_t",
                      ki->name, level, l->policy.scratch_per_team[level],
-                     l->policy.scratch_per_thread[level], team_size);
+                     l->policy.scratch_per_thread[level], team_size, from_fn);
   if (team_part)
     *team_part = tp;
   if (thread_stride)

@@ -340,6 +340,13 @@ static void limits(void) {
   f.extra[0] = 1;
   KC_CHECK_ERR(kc_parallel_for("scratch fn +1", k, &p, &f, sizeof f),
                KC_ESCRATCH);
+  /* A function whose bytes overflow the sum: the message names them (it
+   * named only the policy's numbers). */
+  f.extra[0] = -1; /* SIZE_MAX bytes from the function */
+  KC_CHECK_ERR(kc_parallel_for("scratch fn max", k, &p, &f, sizeof f),
+               KC_ESCRATCH);
+  KC_CHECK_CONTAINS(kc_last_error(), "18446744073709551615 more per team "
+                                     "from its scratch function");
   f.extra[0] = 0;
   f.per_team[0] = 0;
   /* Per thread, and at level 1: requests no memory can hold. */
