@@ -190,11 +190,13 @@ enum {
 #undef KC__ERR_ONE
 };
 int kc__slot_bad(int rc) KC__HIDDEN;
+/* Whether a slot may return rc: 0, one of kc's codes, or 1..most. */
+static inline int kc__slot_code_ok(int rc, int most) {
+  return kc__likely(rc == 0) || (rc < 0 && rc >= -KC__ERR_COUNT) ||
+         (rc > 0 && rc <= most);
+}
 static inline int kc__slot_rc(int rc, int most) {
-  if (kc__likely(rc == 0) || (rc < 0 && rc >= -KC__ERR_COUNT) ||
-      (rc > 0 && rc <= most))
-    return rc;
-  return kc__slot_bad(rc);
+  return kc__slot_code_ok(rc, most) ? rc : kc__slot_bad(rc);
 }
 #define KC__SLOT_UPTO(call, most)                                              \
   __extension__({                                                              \

@@ -665,7 +665,7 @@ static int check_file(const char *path, checked *c) {
   int nd = 0;
   kc__error(0, "%s", "");
   rc = ops->probe(&nd);
-  if (rc > 0 || rc < -KC__ERR_COUNT) /* a plugin's bug: no devices */
+  if (!kc__slot_code_ok(rc, 0)) /* a plugin's bug: no devices */
     rc = kc__error(KC_EINTERNAL,
                    "its probe returned %d, neither 0 nor a kc error code "
                    "(<kc/error.h>), a bug of the plugin",
