@@ -40,8 +40,11 @@ void kc__memory_fork_lock(int take) {
     pthread_mutex_unlock(&mem_lock);
 }
 
-/* Index of the record whose allocation contains p, or -1.  A zero-byte
- * allocation still owns the one byte its unique pointer addresses. */
+/* The bytes a record owns: a zero-byte allocation still owns the one
+ * byte its unique pointer addresses. */
+static size_t span_of(const record *r) { return r->size ? r->size : 1; }
+
+/* Index of the record whose allocation contains p, or -1. */
 static long find(const void *p) {
   uintptr_t a = (uintptr_t)p;
   size_t lo = 0, hi = nrecs;
@@ -54,9 +57,7 @@ static long find(const void *p) {
   }
   if (lo == 0)
     return -1;
-  const record *r = recs[lo - 1];
-  size_t span = r->size ? r->size : 1;
-  return a - r->base < span ? (long)(lo - 1) : -1;
+  return a - recs[lo - 1]->base < span_of(recs[lo - 1]) ? (long)(lo - 1) : -1;
 }
 
 /* Records r in address order: 0; -1 out of memory; -2 when r's bytes
@@ -66,9 +67,8 @@ static int insert(record *r) {
   size_t at = nrecs;
   while (at > 0 && recs[at - 1]->base > r->base)
     at--;
-  const uintptr_t end = r->base + (r->size ? r->size : 1);
-  if ((at > 0 && r->base - recs[at - 1]->base <
-                     (recs[at - 1]->size ? recs[at - 1]->size : 1)) ||
+  const uintptr_t end = r->base + span_of(r);
+  if (find((const void *)r->base) >= 0 ||
       (at < nrecs && recs[at]->base < end) || end < r->base)
     return -2;
   if (nrecs == caprecs) {
