@@ -187,11 +187,12 @@ static void task_body(int tid, int nt, void *arg);
 /* Kernel code runs with the thread marked: a kernel that calls back into
  * kc would wait for the runtime lock its own launch holds (on the caller's
  * thread) or for a caller that waits for it (on a worker); the core
- * refuses such calls instead (internal.h, "Re-entry"). */
-/* A task the backend's parallel() gave a thread number or count the
- * contract excludes (0 <= tid < nt <= kc_host_exec.nthreads) runs nothing:
- * its shares and slots would lie outside the launch's range and the
- * accumulators (a plugin's bug, reported as KC_EINTERNAL). */
+ * refuses such calls instead (internal.h, "Re-entry").  A task the
+ * backend's parallel() gave a thread number or count the contract excludes
+ * (0 <= tid < nt <= kc_host_exec.nthreads) runs nothing: its shares and
+ * slots would lie outside the launch's range and the accumulators (a
+ * plugin's bug, reported as KC_EINTERNAL).  So task_body may index slots
+ * by tid (and a scan's shares, fewer than nt, by share). */
 static void task(int tid, int nt, void *arg) {
   job *j = arg;
   if (tid < 0 || tid >= nt || nt > j->capacity) {
@@ -215,10 +216,6 @@ static void task_body(int tid, int nt, void *arg) {
      * shares, even if `parallel` now gives a different thread count. */
     int nsh = j->final ? j->nshares : nt;
     for (int s = tid; s < nsh; s += nt) {
-      if (s >= j->capacity) {
-        atomic_store_explicit(&j->overflow, 1, memory_order_relaxed);
-        return;
-      }
       void *acc = j->slots + (size_t)s * j->stride;
       if (!j->final)
         slot_init(j, acc);
@@ -226,12 +223,6 @@ static void task_body(int tid, int nt, void *arg) {
       share(n, s, nsh, &lo, &hi);
       run_range(j, tid, lo, hi, acc);
     }
-    return;
-  }
-
-  /* Team kinds index their per-thread handles by tid. */
-  if (j->teamed && tid >= j->capacity) {
-    atomic_store_explicit(&j->overflow, 1, memory_order_relaxed);
     return;
   }
 
@@ -245,10 +236,6 @@ static void task_body(int tid, int nt, void *arg) {
     kc_index c = j->ochunk;
     kc_index nchunks = n / c + (n % c != 0);
     if (!j->dynamic) {
-      if (tid >= j->capacity) {
-        atomic_store_explicit(&j->overflow, 1, memory_order_relaxed);
-        return;
-      }
       void *acc = j->slots + (size_t)tid * j->stride;
       slot_init(j, acc);
       kc_index c0, c1;
@@ -273,10 +260,6 @@ static void task_body(int tid, int nt, void *arg) {
 
   void *acc = NULL;
   if (j->reduces) { /* line 0: a for's task reads no more of the job */
-    if (tid >= j->capacity) {
-      atomic_store_explicit(&j->overflow, 1, memory_order_relaxed);
-      return;
-    }
     acc = j->slots + (size_t)tid * j->stride;
     slot_init(j, acc);
   }
@@ -476,6 +459,13 @@ static int setup(job *j, const kc_launch *l, const kc_host_exec *x) {
   return 0;
 }
 
+/* Whether the parallel() call that just returned broke its contract: a
+ * task out of range (task()), or no task 0 (which sets nthreads). */
+static int parallel_broken(const job *jp) {
+  return atomic_load_explicit(&jp->overflow, memory_order_relaxed) ||
+         jp->nthreads == 0;
+}
+
 static int bad_parallel(int nthreads) {
   return kc__error(KC_EINTERNAL,
                    "kc_host_launch: the backend's parallel() broke its "
@@ -532,8 +522,7 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
     if (j.nunits > 0) {
       job *jp = publish(&j, l);
       x->parallel(x->ctx, task, jp);
-      over = atomic_load_explicit(&jp->overflow, memory_order_relaxed) ||
-             jp->nthreads == 0;
+      over = parallel_broken(jp);
       unpublish(jp);
     }
     kc__host_teams_release(&j.teams);
@@ -593,8 +582,7 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   } else if (!j.scan) {
     jp = publish(&j, l);
     x->parallel(x->ctx, task, jp);
-    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed) ||
-        jp->nthreads == 0)
+    if (parallel_broken(jp))
       goto overflow;
     /* Slot order is index order: the same answer for the same thread
      * count, and a join that is not commutative is respected. */
@@ -605,8 +593,7 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
   } else {
     jp = publish(&j, l);
     x->parallel(x->ctx, task, jp); /* pass 1: share totals */
-    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed) ||
-        jp->nthreads == 0)
+    if (parallel_broken(jp))
       goto overflow;
     /* Exclusive prefix over the shares' totals, in place. */
     jp->nshares = jp->nthreads;
@@ -620,8 +607,7 @@ int kc_host_launch(const kc_host_exec *x, const kc_launch *l) {
     jp->final = 1;
     jp->nthreads = 0;
     x->parallel(x->ctx, task, jp); /* pass 2: store with the prefix */
-    if (atomic_load_explicit(&jp->overflow, memory_order_relaxed) ||
-        jp->nthreads == 0)
+    if (parallel_broken(jp))
       goto overflow;
   }
   unpublish(jp);
