@@ -47,6 +47,17 @@ if test -n "$bad"; then
 else
   echo "ok: libkc exports $(exports "$lib" | wc -l) symbols, all kc_ / kc__"
 fi
+# Internal (kc__) names: only those the installed headers' inline code and
+# kc-info call.  The compat definitions behind the KC_0.1 aliases
+# (kc__v0_*) were once exported under their own names too.
+internal=$(exports "$lib" | grep '^kc__' | tr '\n' ' ')
+want="kc__chunk_buffer kc__chunk_buffer_try kc__plugin_dirs kc__plugin_list kc__team_barrier kc__team_peer kc__team_publish "
+if test "$internal" = "$want"; then
+  echo "ok: libkc's internal exports are the headers' and kc-info's"
+else
+  echo "FAIL: libkc exports internal names: $internal(expected $want)"
+  fail=1
+fi
 # The API the headers declare is there.
 for s in kc_init kc_finalize kc_malloc kc_parallel_for kc_parallel_reduce \
   kc_parallel_scan kc_mirror_create kc_kernel_register kc_backend_error \
