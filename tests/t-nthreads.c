@@ -281,6 +281,7 @@ int main(void) {
   /* First, while no backend ran here: a child of a process whose OpenMP
    * runtime started cannot use the openmp backend. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  (void)cannot_start;
   KC_INFO("3000 threads in 1.5 GB: not run under a sanitizer, which maps "
           "more than that itself");
 #else
