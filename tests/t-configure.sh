@@ -98,4 +98,51 @@ if accepted --with-fmoddir=/opt/kc-mod '--with-pkgconfigdir=${libdir}/pc' \
   subst fmoddir /opt/kc-mod
   subst pkgconfigdir '${libdir}/pc'
 fi
+
+# kcc's device pass (--with-nvcc, KC_NVCC).  A stand-in nvcc first on PATH,
+# so that configure finds one wherever the test runs.
+mkdir -p "$tmp/bin" &&
+  printf '#!/bin/sh\nexit 0\n' >"$tmp/bin/nvcc" &&
+  cp "$tmp/bin/nvcc" "$tmp/bin/other-nvcc" &&
+  chmod +x "$tmp/bin/nvcc" "$tmp/bin/other-nvcc" || exit 99
+PATH=$tmp/bin:$PATH
+export PATH
+# box TEXT: the last configure's summary holds the line "| TEXT".
+box() {
+  if grep -qxF "| $1" "$tmp/out"; then
+    echo "ok:   | $1"
+  else
+    bad "the summary lacks '| $1': $(grep '^| kcc' "$tmp/out")"
+  fi
+}
+host_only='kcc builds host-only kernels)'
+if accepted; then
+  subst KC_NVCC "$tmp/bin/nvcc"
+  box "kcc PTX compiler: $tmp/bin/nvcc"
+fi
+if accepted --without-nvcc; then
+  subst KC_NVCC ''
+  box "kcc PTX compiler: none (disabled by --without-nvcc; $host_only"
+fi
+if accepted KC_NVCC=no; then
+  subst KC_NVCC ''
+  box "kcc PTX compiler: none (disabled by KC_NVCC=no; $host_only"
+fi
+if accepted KC_NVCC=; then
+  subst KC_NVCC ''
+  box "kcc PTX compiler: none (disabled by an empty KC_NVCC; $host_only"
+fi
+if accepted "--with-nvcc=$tmp/bin/other-nvcc"; then
+  subst KC_NVCC "$tmp/bin/other-nvcc"
+fi
+refused '--with-nvcc=: use yes, no, auto or the compiler (--with-nvcc=/usr/local/cuda/bin/nvcc)' \
+  --with-nvcc=
+refused '--without-nvcc contradicts KC_NVCC=/opt/nvcc: give one of them' \
+  --without-nvcc KC_NVCC=/opt/nvcc
+refused "--with-nvcc=$tmp/bin/nvcc contradicts KC_NVCC=/opt/nvcc: give one of them" \
+  "--with-nvcc=$tmp/bin/nvcc" KC_NVCC=/opt/nvcc
+refused '--with-nvcc contradicts KC_NVCC=no: give one of them' \
+  --with-nvcc KC_NVCC=no
+refused "KC_NVCC=$tmp/none/nvcc -O2: there is no program $tmp/none/nvcc (--without-nvcc builds without kcc's device pass)" \
+  "KC_NVCC=$tmp/none/nvcc -O2"
 exit $fail
