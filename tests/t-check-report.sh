@@ -78,4 +78,21 @@ expect_line "$tmp/sum2" "  FAIL: $tmp/b/broken (log: $tmp/b/broken.log)"
 expect_line "$tmp/sum2" "# TOTAL: 7"
 expect_line "$tmp/sum2" "# FAIL:  2"
 expect_line "$tmp/sum2" "# XFAIL: 1"
+
+# make check TESTS=... from the top (--tests): a name no directory ran is
+# listed and fails the summary; a script's name is found by its log's
+# (t-x.sh writes t-x.trs); a result older than the stamp is no run.
+if ! "${SHELL:-/bin/sh}" "$summary" --tests 'pass skip.sh' "kc test" \
+  "$tmp/stamp" "$tmp/a" >"$tmp/sum3" 2>&1; then
+  bad "kc-check-summary --tests failed with every named test run: $(cat "$tmp/sum3")"
+fi
+grep 'no directory ran' "$tmp/sum3" && bad "a test that ran was listed as not run"
+if "${SHELL:-/bin/sh}" "$summary" --tests 'pass t-nosuch stale' "kc test" \
+  "$tmp/stamp" "$tmp/a" "$tmp/old" >"$tmp/sum4" 2>&1; then
+  bad "kc-check-summary --tests exited 0 with a name no directory ran"
+fi
+cat "$tmp/sum4"
+expect_line "$tmp/sum4" "no directory ran a test named t-nosuch (TESTS=pass t-nosuch stale)"
+expect_line "$tmp/sum4" "no directory ran a test named stale (TESTS=pass t-nosuch stale)"
+grep 'named pass ' "$tmp/sum4" && bad "the test that ran was listed as not run"
 exit $fail

@@ -1,0 +1,148 @@
+#!/bin/sh
+# configure's options (configure.ac, "options"; doc/building.md): a value
+# an option does not take stops configure before its first check, with a
+# message that names the option and says what it takes; the values it does
+# take give what they say.
+#
+# configure runs in a copy of what it reads before config.status (itself,
+# build-aux/ and the file AC_CONFIG_SRCDIR names), so that a build tree
+# configured in the sources does not get in the way, and with --no-create;
+# config.status --file then shows the value of a substitution.
+src=${KC_TEST_TOP_SRCDIR:?run me through tests/run-backend}
+tmp=${TMPDIR:-/tmp}/kc-t-configure.$$
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/src/include/kc" &&
+  cp "$src/configure" "$tmp/src/" &&
+  cp -R "$src/build-aux" "$tmp/src/" &&
+  cp "$src/include/kc/kc.h" "$tmp/src/include/kc/" || exit 99
+
+fail=0
+bad() {
+  echo "FAIL: $*"
+  fail=1
+}
+
+# refused MESSAGE ARGS...: configure ARGS stops with "configure: error:
+# MESSAGE".  CC names no compiler, so a configure that does not refuse the
+# option stops at its first compiler check instead, with another error.
+refused() {
+  want=$1
+  shift
+  if (cd "$tmp/src" && ./configure CC=/nonexistent/kc-t-configure-cc "$@") \
+    >"$tmp/out" 2>&1; then
+    bad "configure $* succeeded; expected: $want"
+  elif grep -qxF "configure: error: $want" "$tmp/out"; then
+    echo "ok: configure $*: $want"
+  else
+    bad "configure $*: expected 'configure: error: $want', got:" \
+      "$(grep 'error' "$tmp/out" | head -n 3)"
+  fi
+}
+
+# Options this script does not test, set so that each accepted run checks
+# little beyond what it tests.
+quick="--disable-fortran --disable-openmp --without-mpi"
+
+# accepted ARGS...: configure ARGS succeeds (output in $tmp/out).
+accepted() {
+  rm -f "$tmp/src/config.status"
+  if (cd "$tmp/src" && ./configure --no-create $quick "$@") >"$tmp/out" 2>&1; then
+    echo "ok: configure $* succeeded"
+    return 0
+  fi
+  bad "configure $* failed: $(grep 'error' "$tmp/out" | head -n 3)"
+  return 1
+}
+
+# subst VAR WANTED: the last accepted configure substitutes WANTED for @VAR@.
+subst() {
+  printf '@%s@' "$1" >"$tmp/src/probe.in"
+  got=$(cd "$tmp/src" && ./config.status -q --file=probe:probe.in && cat probe)
+  if test "x$got" = "x$2"; then
+    echo "ok:   @$1@ = '$got'"
+  else
+    bad "@$1@ is '$got', expected '$2'"
+  fi
+}
+
+# Installation directories: absolute, or from another directory variable.
+dir_needed='needs a directory: --with-fmoddir=DIR, an absolute path (default: LIBDIR/kc/fortran)'
+refused "--with-fmoddir $dir_needed" --with-fmoddir
+refused "--with-fmoddir $dir_needed" --with-fmoddir=yes
+refused "--with-fmoddir $dir_needed" --with-fmoddir=
+no_fmod='kc.mod has to be installed somewhere: name the directory with --with-fmoddir=DIR, or build no Fortran binding with --disable-fortran'
+refused "--without-fmoddir: $no_fmod" --without-fmoddir
+refused "--without-fmoddir: $no_fmod" --with-fmoddir=no
+refused '--with-fmoddir=lib/mod: DIR must be an absolute path, as for --libdir=DIR' \
+  --with-fmoddir=lib/mod
+refused '--with-pkgconfigdir needs a directory: --with-pkgconfigdir=DIR, an absolute path (default: LIBDIR/pkgconfig)' \
+  --with-pkgconfigdir
+refused '--without-pkgconfigdir: kc.pc has to be installed somewhere: name the directory with --with-pkgconfigdir=DIR' \
+  --without-pkgconfigdir
+
+# Switches: yes, no (and auto where the default is auto).
+refused '--enable-werror=bogus: use yes or no' --enable-werror=bogus
+for o in threads openmp cuda fortran; do
+  refused "--enable-$o=bogus: use yes, no or auto" "--enable-$o=bogus"
+done
+refused '--with-mpi=: use yes, no, auto or an MPI compiler wrapper (--with-mpi=mpicc)' \
+  --with-mpi=
+
+# The defaults, and directories given both ways.
+if accepted; then
+  subst fmoddir '${libdir}/kc/fortran'
+  subst pkgconfigdir '${libdir}/pkgconfig'
+fi
+if accepted --with-fmoddir=/opt/kc-mod '--with-pkgconfigdir=${libdir}/pc' \
+  --enable-werror=no --enable-fortran=no --enable-threads=auto; then
+  subst fmoddir /opt/kc-mod
+  subst pkgconfigdir '${libdir}/pc'
+fi
+
+# kcc's device pass (--with-nvcc, KC_NVCC).  A stand-in nvcc first on PATH,
+# so that configure finds one wherever the test runs.
+mkdir -p "$tmp/bin" &&
+  printf '#!/bin/sh\nexit 0\n' >"$tmp/bin/nvcc" &&
+  cp "$tmp/bin/nvcc" "$tmp/bin/other-nvcc" &&
+  chmod +x "$tmp/bin/nvcc" "$tmp/bin/other-nvcc" || exit 99
+PATH=$tmp/bin:$PATH
+export PATH
+# box TEXT: the last configure's summary holds the line "| TEXT".
+box() {
+  if grep -qxF "| $1" "$tmp/out"; then
+    echo "ok:   | $1"
+  else
+    bad "the summary lacks '| $1': $(grep '^| kcc' "$tmp/out")"
+  fi
+}
+host_only='kcc builds host-only kernels)'
+if accepted; then
+  subst KC_NVCC "$tmp/bin/nvcc"
+  box "kcc PTX compiler: $tmp/bin/nvcc"
+fi
+if accepted --without-nvcc; then
+  subst KC_NVCC ''
+  box "kcc PTX compiler: none (disabled by --without-nvcc; $host_only"
+fi
+if accepted KC_NVCC=no; then
+  subst KC_NVCC ''
+  box "kcc PTX compiler: none (disabled by KC_NVCC=no; $host_only"
+fi
+if accepted KC_NVCC=; then
+  subst KC_NVCC ''
+  box "kcc PTX compiler: none (disabled by an empty KC_NVCC; $host_only"
+fi
+if accepted "--with-nvcc=$tmp/bin/other-nvcc"; then
+  subst KC_NVCC "$tmp/bin/other-nvcc"
+fi
+refused '--with-nvcc=: use yes, no, auto or the compiler (--with-nvcc=/usr/local/cuda/bin/nvcc)' \
+  --with-nvcc=
+refused '--without-nvcc contradicts KC_NVCC=/opt/nvcc: give one of them' \
+  --without-nvcc KC_NVCC=/opt/nvcc
+refused "--with-nvcc=$tmp/bin/nvcc contradicts KC_NVCC=/opt/nvcc: give one of them" \
+  "--with-nvcc=$tmp/bin/nvcc" KC_NVCC=/opt/nvcc
+refused '--with-nvcc contradicts KC_NVCC=no: give one of them' \
+  --with-nvcc KC_NVCC=no
+refused "KC_NVCC=$tmp/none/nvcc -O2: there is no program $tmp/none/nvcc (--without-nvcc builds without kcc's device pass)" \
+  "KC_NVCC=$tmp/none/nvcc -O2"
+exit $fail
