@@ -290,6 +290,67 @@ else
   cat err
   fail "a missing source: no clear error"
 fi
+
+# A kernel or reducer named after a macro that the compiler predefines in
+# its GNU modes (linux, unix: 1): the host pass registered the kernel as
+# "1" (exit 0, and KC_KERNEL(linux) elsewhere did not link), the device
+# pass failed on "struct 1__kcb", a reducer was "kc__rid_1 undeclared".
+# Both passes now refuse the name, saying what it expands to and the fix.
+# refused WHAT FILE KIND NAME KCC-ARGS...: kcc must fail on FILE, say
+# "the KIND name NAME is a macro" and name -std=c11, and leave no object.
+refused() {
+  what=$1 rf=$2 kind=$3 rn=$4
+  shift 4
+  rm -f refused.o
+  if KC_NVCC=nvcc $KCC $KC_CPPFLAGS "$@" -c "$rf" -o refused.o 2>err; then
+    fail "$what: accepted (exit 0)"
+  elif test -e refused.o; then
+    fail "$what: refused, but left refused.o"
+  elif grep -q "the $kind name $rn is a macro (it expands to 1" err &&
+    grep -q -- '-std=c11' err; then
+    ok "$what: refused, naming $rn and -std=c11"
+  else
+    head -n 5 err
+    fail "$what: no clear error"
+  fi
+}
+if $CC -dM -E -x c /dev/null | grep -q '^#define linux 1$' &&
+  $CC -dM -E -x c /dev/null | grep -q '^#define unix 1$'; then
+  cat >lx.kc.c <<'EOF'
+#include <kc/kernel.h>
+typedef struct { long *out; } lx_f;
+KC_FOR(linux, lx_f, f, i, f->out[i] = 42)
+EOF
+  cat >ux.kc.c <<'EOF'
+#include <kc/kernel.h>
+typedef struct { long *out; } ux_f;
+KC_REDUCER_IDENTITY(unix, long, v) { *v = 0; }
+KC_REDUCER_JOIN(unix, long, d, s) { *d += *s; }
+KC_REDUCE_CUSTOM(ux_sum, ux_f, f, i, unix, long, acc, acc += f->out[i])
+EOF
+  cat >la.kc.c <<'EOF'
+#include <kc/kernel.h>
+KC_FOR_ARGS(linux, ((long *, out)), i, out[i] = 42)
+EOF
+  refused "a kernel named linux" lx.kc.c kernel linux
+  refused "a kernel named linux, --no-ptx" lx.kc.c kernel linux --no-ptx
+  refused "a reducer named unix" ux.kc.c reducer unix --no-ptx
+  refused "an _ARGS kernel named linux" la.kc.c kernel linux --no-ptx
+  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+    # The device pass: its first error is the refusal.
+    if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -c lx.kc.c \
+      -o refused.o 2>err; then
+      fail "a kernel named linux: $KC_NVCC accepted it"
+    elif grep -m 1 'error' err | grep -q 'kernel name linux is a macro'; then
+      ok "a kernel named linux: $KC_NVCC's first error names it"
+    else
+      grep -m 2 'error' err
+      fail "a kernel named linux: $KC_NVCC's first error is another"
+    fi
+  fi
+else
+  echo "# SKIP: $CC does not predefine linux and unix; no macro-named kernel"
+fi
 cd "$work" || exit 99
 
 pwned=$(find "$work" -name 'PWNED*' | tr '\n' ' ')
