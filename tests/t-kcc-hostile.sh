@@ -9,7 +9,9 @@
 # or show in the record.  Each program must build, run and print its
 # kernel's result; the diagnostics of both passes and the dependency file
 # must name the user's files.  With the configured nvcc (a GPU machine's),
-# the compile step runs once more through it.
+# the compile step runs once more through it.  Then options and outputs a
+# user gets wrong, and kernels named after macros the compiler predefines
+# (linux, unix) with the -std= that frees the name in both passes.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
 
 fails=0
@@ -49,7 +51,7 @@ out=
 while test $# -gt 0; do
   case $1 in
   -x) shift ;;
-  -ptx | -arch=*) ;;
+  -ptx | -arch=* | -std=*) ;;
   -o) out=$2; shift ;;
   -Xcompiler)
     # Its value is a comma-separated list of host compiler arguments.
@@ -336,6 +338,51 @@ EOF
   refused "a kernel named linux, --no-ptx" lx.kc.c kernel linux --no-ptx
   refused "a reducer named unix" ux.kc.c reducer unix --no-ptx
   refused "an _ARGS kernel named linux" la.kc.c kernel linux --no-ptx
+  # In an ISO mode the name is free, in the device pass too: kcc gives
+  # nvcc -std=c++17 (nvcc's preprocessing took its host compiler's GNU
+  # default), unless KC_NVCCFLAGS has a -std; a GNU mode gives it none.
+  sed 's/linux/unix/g' lx.kc.c >iso.kc.c
+  sed 's/hk_fill/unix/g' ../main.c >iso-main.c
+  : >"$FAKE_NVCC_LOG"
+  if KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS \
+    -std=c11 iso.kc.c iso-main.c -L"$KC_LIBDIR" -lkc -lm -o iso 2>err &&
+    test "$(./iso)" = out=42 && grep -q '^-std=c++17$' "$FAKE_NVCC_LOG"; then
+    ok "-std=c11: a kernel named unix builds and runs, nvcc gets -std=c++17"
+  else
+    head -n 5 err
+    fail "-std=c11: a kernel named unix, or the device pass's -std"
+  fi
+  # std_case WANT NVCCFLAGS KCC-ARGS...: the device pass's -std is WANT.
+  std_case() {
+    want=$1 nvf=$2
+    shift 2
+    : >"$FAKE_NVCC_LOG"
+    if KC_NVCC=nvcc KC_NVCCFLAGS=$nvf $KCC $KC_CPPFLAGS -Iinc "$@" -c k.kc.c \
+      -o std.o 2>err; then
+      got=$(grep '^-std' "$FAKE_NVCC_LOG" | tr '\n' ' ')
+      if test "$got" = "$want"; then
+        ok "$* (KC_NVCCFLAGS='$nvf'): the device pass gets ${want:-no -std}"
+      else
+        fail "$* (KC_NVCCFLAGS='$nvf'): the device pass got '$got'"
+      fi
+    else
+      head -n 5 err
+      fail "$*: kcc failed"
+    fi
+  }
+  std_case "" "" -std=gnu11
+  std_case "" "" -std=c11 -std=gnu11
+  std_case "-std=c++17 " "" -std=iso9899:2011
+  std_case "-std=c++20 " "-std=c++20" -std=c11
+  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+    if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -std=c11 -c \
+      iso.kc.c -o iso.o 2>err; then
+      ok "-std=c11: $KC_NVCC compiles a kernel named unix"
+    else
+      head -n 5 err
+      fail "-std=c11: $KC_NVCC failed on a kernel named unix"
+    fi
+  fi
   if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
     # The device pass: its first error is the refusal.
     if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -c lx.kc.c \
