@@ -39,14 +39,15 @@ cat >bin/nvcc <<'EOF'
 #!/bin/sh
 # Records its argv ("UNSAFE-ARG" for an argument with a newline) and, as
 # nvcc does, runs its preprocessing step as one shell command line with
-# every argument in double quotes; then writes a small PTX text.
+# every argument in double quotes (and __NVCC__ defined); then writes a
+# small PTX text.
 nl='
 '
 for a in "$@"; do
   case $a in *"$nl"*) echo "UNSAFE-ARG" ;; *) printf '%s\n' "$a" ;; esac
 done >>"$FAKE_NVCC_LOG"
 case " $* " in *" --list-gpu-arch "*) echo compute_75; exit 0 ;; esac
-line="${FAKE_NVCC_CC:-cc} -E -x c"
+line="${FAKE_NVCC_CC:-cc} -E -x c -D__NVCC__"
 out=
 while test $# -gt 0; do
   case $1 in
@@ -135,7 +136,8 @@ EOF
   *"$nl"*) ;;
   *)
     if grep -q '/kcc\.' "$obj.d" || ! grep -q 'hinc\.h' "$obj.d" ||
-      ! grep -q "$(basename -- "$d" | sed 's/[^A-Za-z0-9]/./g')" "$obj.d"; then
+      ! grep -q "$(basename -- "$d" | sed 's/[^A-Za-z0-9]/.\\{1,2\\}/g')" \
+        "$obj.d"; then
       sed 's/^/#   /' "$obj.d"
       fail "$what: the dependency file does not name the user's files"
     fi ;;
@@ -291,6 +293,88 @@ elif grep -q "no such file" err; then
 else
   cat err
   fail "a missing source: no clear error"
+fi
+
+# Dependency files for names make treats specially ('$', '#', ' ', '"',
+# ':'), in sources, include directories and headers, for each way of
+# naming the target.  Names are spelt as gcc spells them ('$$', '\#',
+# '\ '), and ':' as '\:' (gcc leaves it bare, and make cannot read that);
+# both passes' rules are for the same target; the device pass's headers
+# are there.  Before, nvcc's rules were appended with the target as typed
+# ("missing separator" for a '#'), nvcc's own names had '#' and '$' bare
+# and were cut at a '"', and --ptx -MD refused such names.  make must read
+# each file, find nothing to rebuild, then rebuild the target once the
+# header only the device pass reads (under __NVCC__) changes.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+if command -v make >/dev/null 2>&1; then
+  D='dp $x #h"q:c'
+  I="$D/i n#c\$:"
+  mkdir -p "$I" sinc || exit 99
+  hh="$I/h \$d#\"e:.h"
+  dh="$I/dev \$#\" o:.h"
+  sh_='sinc/s $#":.h'
+  src="$D/k \$#\"q:.kc.c"
+  obj="$D/o \$#\"q:.o"
+  printf '#define V 40\ntypedef struct { long *out; } dp_f;\n' >"$hh"
+  printf '#define DV 1\n' >"$dh"
+  printf '#define SV 2\n' >"$sh_"
+  cat >"$src" <<'EOF'
+#include <kc/kernel.h>
+#include <h $d#"e:.h>
+#include <s $#":.h>
+#ifdef __NVCC__
+#include <dev $#" o:.h>
+#endif
+KC_FOR(dp_fill, dp_f, f, i, f->out[i] = V + SV)
+EOF
+  printf 'include dep.mk\n%%:: ; @echo REBUILD $@\n' >dp.mk
+  # dep_case WHAT GOAL DEPFILE DIR:NVCC KCC-ARGS...: kcc with PTX compiler
+  # NVCC (DIR first on PATH) must write DEPFILE for GOAL.
+  dep_case() {
+    what=$1 goal=$2 depf=$3 nv=$4
+    shift 4
+    touch -t 200001010000 "$hh" "$dh" "$sh_" "$src"
+    rm -f "$depf" "$goal"
+    if ! PATH=${nv%%:*}:$saved_path KC_NVCC=${nv#*:} $KCC $KC_CPPFLAGS \
+      -I"$I" -Isinc "$@" 2>err; then
+      head -n 5 err
+      fail "$what: kcc failed"
+      return
+    fi
+    test -f "$goal" || : >"$goal"
+    # (A header in the future makes make warn of clock skew.)
+    sleep 1
+    if ! cp "$depf" dep.mk; then
+      fail "$what: no dependency file $depf"
+    elif ! make -f dp.mk -n "$goal" >mk.out 2>&1 || grep -q REBUILD mk.out; then
+      sed 's/^/#   /' mk.out | head -n 5
+      fail "$what: make cannot read $depf, or would rebuild"
+    else
+      touch "$dh"
+      make -f dp.mk -n "$goal" >mk.out 2>&1
+      if test "$(cat mk.out)" = "echo REBUILD $goal"; then
+        ok "$what: make reads $depf; the device pass's header rebuilds"
+      else
+        sed 's/^/#   /' mk.out | head -n 5
+        fail "$what: the device pass's header changed, $goal not rebuilt"
+      fi
+    fi
+  }
+  stand_in=$work/bin:nvcc
+  dep_case "-MD -MP" "$obj" "$D/o \$#\"q:.d" "$stand_in" -MD -MP \
+    -c "$src" -o "$obj"
+  dep_case "-MMD -MQ" "$obj" dq.d "$stand_in" -MMD -MF dq.d -MQ "$obj" \
+    -c "$src" -o "$obj"
+  dep_case "-Wp,-MD" "k \$#\"q:.kc.o" dw.d "$stand_in" -Wp,-MD,dw.d \
+    -c "$src" -o "$obj"
+  dep_case "--ptx -MD" "$D/p \$.ptx" "$D/p \$.d" "$stand_in" --ptx -MD \
+    "$src" -o "$D/p \$.ptx"
+  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+    dep_case "$KC_NVCC, -MD -MP" "$obj" "$D/o \$#\"q:.d" \
+      "$(dirname "$KC_NVCC"):$KC_NVCC" -MD -MP -c "$src" -o "$obj"
+  fi
+else
+  echo "# SKIP: no make; dependency files with special names not read"
 fi
 
 # A kernel or reducer named after a macro that the compiler predefines in
