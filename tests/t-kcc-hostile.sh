@@ -377,6 +377,108 @@ else
   echo "# SKIP: no make; dependency files with special names not read"
 fi
 
+# Reproducible objects: two identical kcc -g -c give the same bytes.  The
+# temporary directory's name was in the debug info (the path of the PTX
+# header kcc includes) and in the PTX: nvcc names internal symbols (a
+# static __noinline__ device function) after the real path of its source,
+# which for a source it cannot take as named was a copy in that
+# directory, and -lineinfo names the headers read through its links.
+mkdir -p 'r inc'
+cat >'r inc/rv.h' <<'EOF'
+#ifdef __CUDACC__
+static __device__ __noinline__ long rp_add(long x) { return x + 1; }
+#else
+static long rp_add(long x) { return x + 1; }
+#endif
+EOF
+cat >'r p.kc.c' <<'EOF'
+#include <kc/kernel.h>
+#include <rv.h>
+typedef struct { long *out; } rp_f;
+#ifdef __CUDACC__
+static __device__ __noinline__ long rp_twice(long x) { return 2 * x; }
+#else
+static long rp_twice(long x) { return 2 * x; }
+#endif
+KC_FOR(rp_fill, rp_f, f, i, f->out[i] = rp_twice(rp_add(i) + 20))
+EOF
+# same_twice WHAT DIR:NVCC NVCCFLAGS KCC-ARGS...: compiles twice with PTX
+# compiler NVCC (DIR first on PATH); the objects must be the same.
+same_twice() {
+  what=$1 nv=$2 nvf=$3
+  shift 3
+  for n in 1 2; do
+    rm -f "rep$n.o"
+    PATH=${nv%%:*}:$saved_path KC_NVCC=${nv#*:} KC_NVCCFLAGS=$nvf $KCC \
+      $KC_CPPFLAGS "$@" -o "rep$n.o" 2>err || {
+      head -n 5 err
+      fail "$what: kcc failed"
+      return
+    }
+  done
+  if cmp rep1.o rep2.o >/dev/null; then
+    ok "$what: two builds, the same object"
+  else
+    fail "$what: two identical builds differ ($(cmp rep1.o rep2.o))"
+  fi
+}
+same_twice "-g" "$work/bin:nvcc" "" -g -Iinc -c k.kc.c
+same_twice "-g3, a source named 'r p.kc.c'" "$work/bin:nvcc" "" -g3 \
+  -I'r inc' -c 'r p.kc.c'
+if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+  nv=$(dirname "$KC_NVCC"):$KC_NVCC
+  same_twice "$KC_NVCC, -g" "$nv" "" -g -Iinc -c k.kc.c
+  same_twice "$KC_NVCC, -g, 'r p.kc.c'" "$nv" "" -g -I'r inc' -c 'r p.kc.c'
+  same_twice "$KC_NVCC -lineinfo, -g, 'r p.kc.c'" "$nv" -lineinfo -g \
+    -I'r inc' -c 'r p.kc.c'
+  # The PTX must hold what made it differ, or the cases above prove little.
+  PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -I'r inc' \
+    --ptx 'r p.kc.c' -o rp.ptx 2>err || cat err
+  grep -q '_INTERNAL_.*rp_twice' rp.ptx ||
+    fail "'r p.kc.c': no internal symbol rp_twice in its PTX"
+fi
+# The copy is read from a pipe, not from the temporary directory, where
+# it was the first place its "..." includes were looked for: a
+# "defines.h" beside the source lost to kcc's own there (made for -D
+# values with spaces) in the device pass.
+mkdir -p 'd h'
+printf '#define DH_VALUE 42\n' >'d h/defines.h'
+cat >'d h/k.kc.c' <<'EOF'
+#include <kc/kernel.h>
+#include "defines.h"
+#ifndef DH_VALUE
+#error not the defines.h beside this file
+#endif
+typedef struct { long *out; } dh_f;
+KC_FOR(dh_fill, dh_f, f, i, f->out[i] = DH_VALUE)
+EOF
+if KC_NVCC=nvcc $KCC $KC_CPPFLAGS '-DDH_SPACE=a b' -c 'd h/k.kc.c' -o dh.o \
+  2>err; then
+  ok "a source copy's \"...\" include finds the file beside the source"
+else
+  head -n 5 err
+  fail "a source copy's \"...\" include found kcc's own defines.h"
+fi
+# Two such sources in one kcc -c -MD: the second's device rule named the
+# first source (both copies had one name, and its first mapping won).
+sed 's/iq_f/t1_f/g; s/iq_fill/t1_fill/' iq.kc.c >'t 1.kc.c'
+sed 's/iq_f/t2_f/g; s/iq_fill/t2_fill/' iq.kc.c >'t 2.kc.c'
+rm -f 't 1.kc.d' 't 2.kc.d'
+if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -iquote q1 -idirafter q2 -iquote q,3 -MD \
+  -c 't 1.kc.c' 't 2.kc.c' 2>err; then
+  if grep 't\\ 1' 't 2.kc.d'; then
+    fail "the dependencies of 't 2.kc.c' name 't 1.kc.c'"
+  elif test "$(grep -c '^t\\ 2\.kc\.o: t\\ 2\.kc\.c ' 't 2.kc.d')" -ne 2; then
+    sed 's/^/#   /' 't 2.kc.d' | grep ':'
+    fail "the two rules of 't 2.kc.d' are not for 't 2.kc.c'"
+  else
+    ok "two sources in one kcc -c -MD: each dependency file its own"
+  fi
+else
+  head -n 5 err
+  fail "kcc -c -MD of two sources failed"
+fi
+
 # A kernel or reducer named after a macro that the compiler predefines in
 # its GNU modes (linux, unix: 1): the host pass registered the kernel as
 # "1" (exit 0, and KC_KERNEL(linux) elsewhere did not link), the device
