@@ -479,6 +479,99 @@ else
   fail "kcc -c -MD of two sources failed"
 fi
 
+# Standard input (-): after -x c a kernel file, named <stdin> as gcc names
+# it, compiled to gcc's -.o without -o.  Before, kcc said "no input files"
+# (or, beside another source, handed '-' to that source's compile).
+# Without -x it is refused, as gcc refuses it, with nothing written; twice
+# is refused too.
+if KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_CPPFLAGS -Iinc -c -x c - -o si.o \
+  <k.kc.c 2>err && $NM si.o | grep -q kc__ptx_text &&
+  $CC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS m.c si.o -o si \
+    -L"$KC_LIBDIR" -lkc -lm 2>>err &&
+  test "$(./si)" = out=42; then
+  ok "-c -x c - -o si.o: an object with PTX that works"
+else
+  head -n 5 err
+  fail "-c -x c - -o si.o"
+fi
+if KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS -Iinc \
+  -x c - m.c -o sl -L"$KC_LIBDIR" -lkc -lm <k.kc.c 2>err &&
+  test "$(./sl)" = out=42 && $NM sl | grep -q kc__ptx_text; then
+  ok "-x c - m.c -o sl: compiled as a kernel file (with PTX) and linked"
+else
+  head -n 5 err
+  fail "-x c - m.c -o sl"
+fi
+rm -rf sin && mkdir sin || exit 99
+# stdin_case WHAT WANT-FILES WANT-ERROR KCC-ARGS...: in the empty sin/,
+# kcc must leave exactly WANT-FILES and, if WANT-ERROR is set, fail
+# saying it.
+stdin_case() {
+  what=$1 want=$2 werr=$3
+  shift 3
+  (cd sin && KC_NVCC=nvcc $KCC $KC_CPPFLAGS -I../inc "$@" <../k.kc.c) 2>err
+  rc=$?
+  got=$(cd sin && ls -A | tr '\n' ' ')
+  if test -n "$werr" && { test $rc -eq 0 || ! grep -q -- "$werr" err; }; then
+    head -n 3 err
+    fail "$what: not refused with '$werr' (exit $rc)"
+  elif test -z "$werr" && test $rc -ne 0; then
+    head -n 3 err
+    fail "$what: kcc failed"
+  elif test "$got" != "$want"; then
+    fail "$what: left '$got', not '$want'"
+  else
+    ok "$what: ${werr:+refused, }left '$want'"
+  fi
+  rm -f -- sin/* sin/-.*
+}
+stdin_case "-c -x c -" "-.o " "" -c -x c -
+stdin_case "-S -xc -" "-.s " "" -S -xc -
+stdin_case "-c -" "" "needs -x c" -c -
+stdin_case "-c -x c - -" "" "more than once" -c -x c - -
+stdin_case "--ptx -x c -" "-.ptx " "" --ptx -x c -
+# Its dependency file names no temporary file, and no <stdin> (gcc names
+# none for standard input either).
+if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc -MD -c -x c - -o sd.o <k.kc.c \
+  2>err && grep -q 'inc/myh\.h' sd.d &&
+  ! grep -q '/dev/stdin\|<stdin>\|stdin\.kc\|/kcc\.' sd.d; then
+  ok "-MD -c -x c -: the dependency file lists the headers, no stdin"
+else
+  head -n 5 err sd.d
+  fail "-MD -c -x c -: the dependency file"
+fi
+# Its -g objects are reproducible too, host-only ones included (the host
+# pass compiles a copy in the temporary directory).
+for opt in --no-ptx --kcc-verbose; do
+  for n in 1 2; do
+    KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc $opt -g -c -x c - -o "sg$n.o" \
+      <k.kc.c 2>err || cat err
+  done
+  if cmp sg1.o sg2.o >/dev/null; then
+    ok "$opt -g -c -x c -: two builds, the same object"
+  else
+    fail "$opt -g -c -x c -: two identical builds differ ($(cmp sg1.o sg2.o))"
+  fi
+done
+# Both passes' diagnostics name <stdin>.
+printf '#warning kc-stdin-diagnostic\n' | cat - k.kc.c |
+  KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc -c -x c - -o sw.o 2>err
+if test "$(grep -c '^<stdin>:1:.*kc-stdin-diagnostic' err)" -eq 2; then
+  ok "both passes' diagnostics name <stdin>"
+else
+  sed 's/^/#   /' err
+  fail "the diagnostics do not name <stdin> in both passes"
+fi
+if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+  if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -Iinc -c -x c - \
+    -o sr.o <k.kc.c 2>err && $NM sr.o | grep -q kc__ptx_text; then
+    ok "-c -x c -: compiled with $KC_NVCC"
+  else
+    head -n 5 err
+    fail "-c -x c -: kcc with $KC_NVCC failed"
+  fi
+fi
+
 # A kernel or reducer named after a macro that the compiler predefines in
 # its GNU modes (linux, unix: 1): the host pass registered the kernel as
 # "1" (exit 0, and KC_KERNEL(linux) elsewhere did not link), the device
