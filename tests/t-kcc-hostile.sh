@@ -437,6 +437,20 @@ if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
   grep -q '_INTERNAL_.*rp_twice' rp.ptx ||
     fail "'r p.kc.c': no internal symbol rp_twice in its PTX"
 fi
+# A TMPDIR with ',' (which would split kcc's -Xcompiler list for the
+# device pass's dependencies) or '=' (which would split its
+# -fdebug-prefix-map) gives way to /tmp.
+mkdir -p 'tmp,a=b' || exit 99
+for n in 1 2; do
+  TMPDIR=$PWD/'tmp,a=b' KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc -MD -g \
+    -c k.kc.c -o "td$n.o" 2>err || cat err
+done
+if test -f td1.d && ! grep -q 'tmp,a=b' td1.d && cmp td1.o td2.o >/dev/null
+then
+  ok "TMPDIR with ',' and '=': -MD -g works, the objects are the same"
+else
+  fail "TMPDIR with ',' and '=': -MD -g failed or the objects differ"
+fi
 # The copy is read from a pipe, not from the temporary directory, where
 # it was the first place its "..." includes were looked for: a
 # "defines.h" beside the source lost to kcc's own there (made for -D
