@@ -10,8 +10,11 @@
 # kernel's result; the diagnostics of both passes and the dependency file
 # must name the user's files.  With the configured nvcc (a GPU machine's),
 # the compile step runs once more through it.  Then options and outputs a
-# user gets wrong, and kernels named after macros the compiler predefines
-# (linux, unix) with the -std= that frees the name in both passes.
+# user gets wrong; dependency files for names make treats specially, read
+# by make; two identical builds that must give the same object; standard
+# input as a source; and kernels named after macros the compiler
+# predefines (linux, unix) with the -std= that frees the name in both
+# passes.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
 
 fails=0
