@@ -9,7 +9,12 @@
 # or show in the record.  Each program must build, run and print its
 # kernel's result; the diagnostics of both passes and the dependency file
 # must name the user's files.  With the configured nvcc (a GPU machine's),
-# the compile step runs once more through it.
+# the compile step runs once more through it.  Then options and outputs a
+# user gets wrong; dependency files for names make treats specially, read
+# by make; two identical builds that must give the same object; standard
+# input as a source; and kernels named after macros the compiler
+# predefines (linux, unix) with the -std= that frees the name in both
+# passes.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
 
 fails=0
@@ -37,19 +42,20 @@ cat >bin/nvcc <<'EOF'
 #!/bin/sh
 # Records its argv ("UNSAFE-ARG" for an argument with a newline) and, as
 # nvcc does, runs its preprocessing step as one shell command line with
-# every argument in double quotes; then writes a small PTX text.
+# every argument in double quotes (and __NVCC__ defined); then writes a
+# small PTX text.
 nl='
 '
 for a in "$@"; do
   case $a in *"$nl"*) echo "UNSAFE-ARG" ;; *) printf '%s\n' "$a" ;; esac
 done >>"$FAKE_NVCC_LOG"
 case " $* " in *" --list-gpu-arch "*) echo compute_75; exit 0 ;; esac
-line="${FAKE_NVCC_CC:-cc} -E -x c"
+line="${FAKE_NVCC_CC:-cc} -E -x c -D__NVCC__"
 out=
 while test $# -gt 0; do
   case $1 in
   -x) shift ;;
-  -ptx | -arch=*) ;;
+  -ptx | -arch=* | -std=*) ;;
   -o) out=$2; shift ;;
   -Xcompiler)
     # Its value is a comma-separated list of host compiler arguments.
@@ -133,7 +139,8 @@ EOF
   *"$nl"*) ;;
   *)
     if grep -q '/kcc\.' "$obj.d" || ! grep -q 'hinc\.h' "$obj.d" ||
-      ! grep -q "$(basename -- "$d" | sed 's/[^A-Za-z0-9]/./g')" "$obj.d"; then
+      ! grep -q "$(basename -- "$d" | sed 's/[^A-Za-z0-9]/.\\{1,2\\}/g')" \
+        "$obj.d"; then
       sed 's/^/#   /' "$obj.d"
       fail "$what: the dependency file does not name the user's files"
     fi ;;
@@ -289,6 +296,403 @@ elif grep -q "no such file" err; then
 else
   cat err
   fail "a missing source: no clear error"
+fi
+
+# Dependency files for names make treats specially ('$', '#', ' ', '"',
+# ':'), in sources, include directories and headers, for each way of
+# naming the target.  Names are spelt as gcc spells them ('$$', '\#',
+# '\ '), and ':' as '\:' (gcc leaves it bare, and make cannot read that);
+# both passes' rules are for the same target; the device pass's headers
+# are there.  Before, nvcc's rules were appended with the target as typed
+# ("missing separator" for a '#'), nvcc's own names had '#' and '$' bare
+# and were cut at a '"', and --ptx -MD refused such names.  make must read
+# each file, find nothing to rebuild, then rebuild the target once the
+# header only the device pass reads (under __NVCC__) changes.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+if command -v make >/dev/null 2>&1; then
+  D='dp $x #h"q:c'
+  I="$D/i n#c\$:"
+  mkdir -p "$I" sinc || exit 99
+  hh="$I/h \$d#\"e:.h"
+  dh="$I/dev \$#\" o:.h"
+  sh_='sinc/s $#":.h'
+  src="$D/k \$#\"q:.kc.c"
+  obj="$D/o \$#\"q:.o"
+  printf '#define V 40\ntypedef struct { long *out; } dp_f;\n' >"$hh"
+  printf '#define DV 1\n' >"$dh"
+  printf '#define SV 2\n' >"$sh_"
+  cat >"$src" <<'EOF'
+#include <kc/kernel.h>
+#include <h $d#"e:.h>
+#include <s $#":.h>
+#ifdef __NVCC__
+#include <dev $#" o:.h>
+#endif
+KC_FOR(dp_fill, dp_f, f, i, f->out[i] = V + SV)
+EOF
+  printf 'include dep.mk\n%%:: ; @echo REBUILD $@\n' >dp.mk
+  # dep_case WHAT GOAL DEPFILE DIR:NVCC KCC-ARGS...: kcc with PTX compiler
+  # NVCC (DIR first on PATH) must write DEPFILE for GOAL.
+  dep_case() {
+    what=$1 goal=$2 depf=$3 nv=$4
+    shift 4
+    touch -t 200001010000 "$hh" "$dh" "$sh_" "$src"
+    rm -f "$depf" "$goal"
+    if ! PATH=${nv%%:*}:$saved_path KC_NVCC=${nv#*:} $KCC $KC_CPPFLAGS \
+      -I"$I" -Isinc "$@" 2>err; then
+      head -n 5 err
+      fail "$what: kcc failed"
+      return
+    fi
+    test -f "$goal" || : >"$goal"
+    # (A header in the future makes make warn of clock skew.)
+    sleep 1
+    if ! cp "$depf" dep.mk; then
+      fail "$what: no dependency file $depf"
+    elif ! make -f dp.mk -n "$goal" >mk.out 2>&1 || grep -q REBUILD mk.out; then
+      sed 's/^/#   /' mk.out | head -n 5
+      fail "$what: make cannot read $depf, or would rebuild"
+    else
+      touch "$dh"
+      make -f dp.mk -n "$goal" >mk.out 2>&1
+      if test "$(cat mk.out)" = "echo REBUILD $goal"; then
+        ok "$what: make reads $depf; the device pass's header rebuilds"
+      else
+        sed 's/^/#   /' mk.out | head -n 5
+        fail "$what: the device pass's header changed, $goal not rebuilt"
+      fi
+    fi
+  }
+  stand_in=$work/bin:nvcc
+  dep_case "-MD -MP" "$obj" "$D/o \$#\"q:.d" "$stand_in" -MD -MP \
+    -c "$src" -o "$obj"
+  dep_case "-MMD -MQ" "$obj" dq.d "$stand_in" -MMD -MF dq.d -MQ "$obj" \
+    -c "$src" -o "$obj"
+  dep_case "-Wp,-MD" "k \$#\"q:.kc.o" dw.d "$stand_in" -Wp,-MD,dw.d \
+    -c "$src" -o "$obj"
+  dep_case "--ptx -MD" "$D/p \$.ptx" "$D/p \$.d" "$stand_in" --ptx -MD \
+    "$src" -o "$D/p \$.ptx"
+  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+    dep_case "$KC_NVCC, -MD -MP" "$obj" "$D/o \$#\"q:.d" \
+      "$(dirname "$KC_NVCC"):$KC_NVCC" -MD -MP -c "$src" -o "$obj"
+  fi
+else
+  echo "# SKIP: no make; dependency files with special names not read"
+fi
+
+# Reproducible objects: two identical kcc -g -c give the same bytes.  The
+# temporary directory's name was in the debug info (the path of the PTX
+# header kcc includes) and in the PTX: nvcc names internal symbols (a
+# static __noinline__ device function) after the real path of its source,
+# which for a source it cannot take as named was a copy in that
+# directory, and -lineinfo names the headers read through its links.
+mkdir -p 'r inc'
+cat >'r inc/rv.h' <<'EOF'
+#ifdef __CUDACC__
+static __device__ __noinline__ long rp_add(long x) { return x + 1; }
+#else
+static long rp_add(long x) { return x + 1; }
+#endif
+EOF
+cat >'r p.kc.c' <<'EOF'
+#include <kc/kernel.h>
+#include <rv.h>
+typedef struct { long *out; } rp_f;
+#ifdef __CUDACC__
+static __device__ __noinline__ long rp_twice(long x) { return 2 * x; }
+#else
+static long rp_twice(long x) { return 2 * x; }
+#endif
+KC_FOR(rp_fill, rp_f, f, i, f->out[i] = rp_twice(rp_add(i) + 20))
+EOF
+# same_twice WHAT DIR:NVCC NVCCFLAGS KCC-ARGS...: compiles twice with PTX
+# compiler NVCC (DIR first on PATH); the objects must be the same.
+same_twice() {
+  what=$1 nv=$2 nvf=$3
+  shift 3
+  for n in 1 2; do
+    rm -f "rep$n.o"
+    PATH=${nv%%:*}:$saved_path KC_NVCC=${nv#*:} KC_NVCCFLAGS=$nvf $KCC \
+      $KC_CPPFLAGS "$@" -o "rep$n.o" 2>err || {
+      head -n 5 err
+      fail "$what: kcc failed"
+      return
+    }
+  done
+  if cmp rep1.o rep2.o >/dev/null; then
+    ok "$what: two builds, the same object"
+  else
+    fail "$what: two identical builds differ ($(cmp rep1.o rep2.o))"
+  fi
+}
+same_twice "-g" "$work/bin:nvcc" "" -g -Iinc -c k.kc.c
+same_twice "-g3, a source named 'r p.kc.c'" "$work/bin:nvcc" "" -g3 \
+  -I'r inc' -c 'r p.kc.c'
+if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+  nv=$(dirname "$KC_NVCC"):$KC_NVCC
+  same_twice "$KC_NVCC, -g" "$nv" "" -g -Iinc -c k.kc.c
+  same_twice "$KC_NVCC, -g, 'r p.kc.c'" "$nv" "" -g -I'r inc' -c 'r p.kc.c'
+  same_twice "$KC_NVCC -lineinfo, -g, 'r p.kc.c'" "$nv" -lineinfo -g \
+    -I'r inc' -c 'r p.kc.c'
+  # The PTX must hold what made it differ, or the cases above prove little.
+  PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -I'r inc' \
+    --ptx 'r p.kc.c' -o rp.ptx 2>err || cat err
+  grep -q '_INTERNAL_.*rp_twice' rp.ptx ||
+    fail "'r p.kc.c': no internal symbol rp_twice in its PTX"
+fi
+# A TMPDIR with ',' (which would split kcc's -Xcompiler list for the
+# device pass's dependencies) or '=' (which would split its
+# -fdebug-prefix-map) gives way to /tmp.
+mkdir -p 'tmp,a=b' || exit 99
+for n in 1 2; do
+  TMPDIR=$PWD/'tmp,a=b' KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc -MD -g \
+    -c k.kc.c -o "td$n.o" 2>err || cat err
+done
+if test -f td1.d && ! grep -q 'tmp,a=b' td1.d && cmp td1.o td2.o >/dev/null
+then
+  ok "TMPDIR with ',' and '=': -MD -g works, the objects are the same"
+else
+  fail "TMPDIR with ',' and '=': -MD -g failed or the objects differ"
+fi
+# The copy is read from a pipe, not from the temporary directory, where
+# it was the first place its "..." includes were looked for: a
+# "defines.h" beside the source lost to kcc's own there (made for -D
+# values with spaces) in the device pass.
+mkdir -p 'd h'
+printf '#define DH_VALUE 42\n' >'d h/defines.h'
+cat >'d h/k.kc.c' <<'EOF'
+#include <kc/kernel.h>
+#include "defines.h"
+#ifndef DH_VALUE
+#error not the defines.h beside this file
+#endif
+typedef struct { long *out; } dh_f;
+KC_FOR(dh_fill, dh_f, f, i, f->out[i] = DH_VALUE)
+EOF
+if KC_NVCC=nvcc $KCC $KC_CPPFLAGS '-DDH_SPACE=a b' -c 'd h/k.kc.c' -o dh.o \
+  2>err; then
+  ok "a source copy's \"...\" include finds the file beside the source"
+else
+  head -n 5 err
+  fail "a source copy's \"...\" include found kcc's own defines.h"
+fi
+# Two such sources in one kcc -c -MD: the second's device rule named the
+# first source (both copies had one name, and its first mapping won).
+sed 's/iq_f/t1_f/g; s/iq_fill/t1_fill/' iq.kc.c >'t 1.kc.c'
+sed 's/iq_f/t2_f/g; s/iq_fill/t2_fill/' iq.kc.c >'t 2.kc.c'
+rm -f 't 1.kc.d' 't 2.kc.d'
+if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -iquote q1 -idirafter q2 -iquote q,3 -MD \
+  -c 't 1.kc.c' 't 2.kc.c' 2>err; then
+  if grep 't\\ 1' 't 2.kc.d'; then
+    fail "the dependencies of 't 2.kc.c' name 't 1.kc.c'"
+  elif test "$(grep -c '^t\\ 2\.kc\.o: t\\ 2\.kc\.c ' 't 2.kc.d')" -ne 2; then
+    sed 's/^/#   /' 't 2.kc.d' | grep ':'
+    fail "the two rules of 't 2.kc.d' are not for 't 2.kc.c'"
+  else
+    ok "two sources in one kcc -c -MD: each dependency file its own"
+  fi
+else
+  head -n 5 err
+  fail "kcc -c -MD of two sources failed"
+fi
+
+# Standard input (-): after -x c a kernel file, named <stdin> as gcc names
+# it, compiled to gcc's -.o without -o.  Before, kcc said "no input files"
+# (or, beside another source, handed '-' to that source's compile).
+# Without -x it is refused, as gcc refuses it, with nothing written; twice
+# is refused too.
+if KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_CPPFLAGS -Iinc -c -x c - -o si.o \
+  <k.kc.c 2>err && $NM si.o | grep -q kc__ptx_text &&
+  $CC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS m.c si.o -o si \
+    -L"$KC_LIBDIR" -lkc -lm 2>>err &&
+  test "$(./si)" = out=42; then
+  ok "-c -x c - -o si.o: an object with PTX that works"
+else
+  head -n 5 err
+  fail "-c -x c - -o si.o"
+fi
+if KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS -Iinc \
+  -x c - m.c -o sl -L"$KC_LIBDIR" -lkc -lm <k.kc.c 2>err &&
+  test "$(./sl)" = out=42 && $NM sl | grep -q kc__ptx_text; then
+  ok "-x c - m.c -o sl: compiled as a kernel file (with PTX) and linked"
+else
+  head -n 5 err
+  fail "-x c - m.c -o sl"
+fi
+rm -rf sin && mkdir sin || exit 99
+# stdin_case WHAT WANT-FILES WANT-ERROR KCC-ARGS...: in the empty sin/,
+# kcc must leave exactly WANT-FILES and, if WANT-ERROR is set, fail
+# saying it.
+stdin_case() {
+  what=$1 want=$2 werr=$3
+  shift 3
+  (cd sin && KC_NVCC=nvcc $KCC $KC_CPPFLAGS -I../inc "$@" <../k.kc.c) 2>err
+  rc=$?
+  got=$(cd sin && ls -A | tr '\n' ' ')
+  if test -n "$werr" && { test $rc -eq 0 || ! grep -q -- "$werr" err; }; then
+    head -n 3 err
+    fail "$what: not refused with '$werr' (exit $rc)"
+  elif test -z "$werr" && test $rc -ne 0; then
+    head -n 3 err
+    fail "$what: kcc failed"
+  elif test "$got" != "$want"; then
+    fail "$what: left '$got', not '$want'"
+  else
+    ok "$what: ${werr:+refused, }left '$want'"
+  fi
+  rm -f -- sin/* sin/-.*
+}
+stdin_case "-c -x c -" "-.o " "" -c -x c -
+stdin_case "-S -xc -" "-.s " "" -S -xc -
+stdin_case "-c -" "" "needs -x c" -c -
+stdin_case "-c -x c - -" "" "more than once" -c -x c - -
+stdin_case "--ptx -x c -" "-.ptx " "" --ptx -x c -
+# Its dependency file names no temporary file, and no <stdin> (gcc names
+# none for standard input either).
+if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc -MD -c -x c - -o sd.o <k.kc.c \
+  2>err && grep -q 'inc/myh\.h' sd.d &&
+  ! grep -q '/dev/stdin\|<stdin>\|stdin\.kc\|/kcc\.' sd.d; then
+  ok "-MD -c -x c -: the dependency file lists the headers, no stdin"
+else
+  head -n 5 err sd.d
+  fail "-MD -c -x c -: the dependency file"
+fi
+# Its -g objects are reproducible too, host-only ones included (the host
+# pass compiles a copy in the temporary directory).
+for opt in --no-ptx --kcc-verbose; do
+  for n in 1 2; do
+    KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc $opt -g -c -x c - -o "sg$n.o" \
+      <k.kc.c 2>err || cat err
+  done
+  if cmp sg1.o sg2.o >/dev/null; then
+    ok "$opt -g -c -x c -: two builds, the same object"
+  else
+    fail "$opt -g -c -x c -: two identical builds differ ($(cmp sg1.o sg2.o))"
+  fi
+done
+# Both passes' diagnostics name <stdin>.
+printf '#warning kc-stdin-diagnostic\n' | cat - k.kc.c |
+  KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc -c -x c - -o sw.o 2>err
+if test "$(grep -c '^<stdin>:1:.*kc-stdin-diagnostic' err)" -eq 2; then
+  ok "both passes' diagnostics name <stdin>"
+else
+  sed 's/^/#   /' err
+  fail "the diagnostics do not name <stdin> in both passes"
+fi
+if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+  if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -Iinc -c -x c - \
+    -o sr.o <k.kc.c 2>err && $NM sr.o | grep -q kc__ptx_text; then
+    ok "-c -x c -: compiled with $KC_NVCC"
+  else
+    head -n 5 err
+    fail "-c -x c -: kcc with $KC_NVCC failed"
+  fi
+fi
+
+# A kernel or reducer named after a macro that the compiler predefines in
+# its GNU modes (linux, unix: 1): the host pass registered the kernel as
+# "1" (exit 0, and KC_KERNEL(linux) elsewhere did not link), the device
+# pass failed on "struct 1__kcb", a reducer was "kc__rid_1 undeclared".
+# Both passes now refuse the name, saying what it expands to and the fix.
+# refused WHAT FILE KIND NAME KCC-ARGS...: kcc must fail on FILE, say
+# "the KIND name NAME is a macro" and name -std=c11, and leave no object.
+refused() {
+  what=$1 rf=$2 kind=$3 rn=$4
+  shift 4
+  rm -f refused.o
+  if KC_NVCC=nvcc $KCC $KC_CPPFLAGS "$@" -c "$rf" -o refused.o 2>err; then
+    fail "$what: accepted (exit 0)"
+  elif test -e refused.o; then
+    fail "$what: refused, but left refused.o"
+  elif grep -q "the $kind name $rn is a macro (it expands to 1" err &&
+    grep -q -- '-std=c11' err; then
+    ok "$what: refused, naming $rn and -std=c11"
+  else
+    head -n 5 err
+    fail "$what: no clear error"
+  fi
+}
+if $CC -dM -E -x c /dev/null | grep -q '^#define linux 1$' &&
+  $CC -dM -E -x c /dev/null | grep -q '^#define unix 1$'; then
+  cat >lx.kc.c <<'EOF'
+#include <kc/kernel.h>
+typedef struct { long *out; } lx_f;
+KC_FOR(linux, lx_f, f, i, f->out[i] = 42)
+EOF
+  cat >ux.kc.c <<'EOF'
+#include <kc/kernel.h>
+typedef struct { long *out; } ux_f;
+KC_REDUCER_IDENTITY(unix, long, v) { *v = 0; }
+KC_REDUCER_JOIN(unix, long, d, s) { *d += *s; }
+KC_REDUCE_CUSTOM(ux_sum, ux_f, f, i, unix, long, acc, acc += f->out[i])
+EOF
+  cat >la.kc.c <<'EOF'
+#include <kc/kernel.h>
+KC_FOR_ARGS(linux, ((long *, out)), i, out[i] = 42)
+EOF
+  refused "a kernel named linux" lx.kc.c kernel linux
+  refused "a kernel named linux, --no-ptx" lx.kc.c kernel linux --no-ptx
+  refused "a reducer named unix" ux.kc.c reducer unix --no-ptx
+  refused "an _ARGS kernel named linux" la.kc.c kernel linux --no-ptx
+  # In an ISO mode the name is free, in the device pass too: kcc gives
+  # nvcc -std=c++17 (nvcc's preprocessing took its host compiler's GNU
+  # default), unless KC_NVCCFLAGS has a -std; a GNU mode gives it none.
+  sed 's/linux/unix/g' lx.kc.c >iso.kc.c
+  sed 's/hk_fill/unix/g' ../main.c >iso-main.c
+  : >"$FAKE_NVCC_LOG"
+  if KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS \
+    -std=c11 iso.kc.c iso-main.c -L"$KC_LIBDIR" -lkc -lm -o iso 2>err &&
+    test "$(./iso)" = out=42 && grep -q '^-std=c++17$' "$FAKE_NVCC_LOG"; then
+    ok "-std=c11: a kernel named unix builds and runs, nvcc gets -std=c++17"
+  else
+    head -n 5 err
+    fail "-std=c11: a kernel named unix, or the device pass's -std"
+  fi
+  # std_case WANT NVCCFLAGS KCC-ARGS...: the device pass's -std is WANT.
+  std_case() {
+    want=$1 nvf=$2
+    shift 2
+    : >"$FAKE_NVCC_LOG"
+    if KC_NVCC=nvcc KC_NVCCFLAGS=$nvf $KCC $KC_CPPFLAGS -Iinc "$@" -c k.kc.c \
+      -o std.o 2>err; then
+      got=$(grep '^-std' "$FAKE_NVCC_LOG" | tr '\n' ' ')
+      if test "$got" = "$want"; then
+        ok "$* (KC_NVCCFLAGS='$nvf'): the device pass gets ${want:-no -std}"
+      else
+        fail "$* (KC_NVCCFLAGS='$nvf'): the device pass got '$got'"
+      fi
+    else
+      head -n 5 err
+      fail "$*: kcc failed"
+    fi
+  }
+  std_case "" "" -std=gnu11
+  std_case "" "" -std=c11 -std=gnu11
+  std_case "-std=c++17 " "" -std=iso9899:2011
+  std_case "-std=c++20 " "-std=c++20" -std=c11
+  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+    if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -std=c11 -c \
+      iso.kc.c -o iso.o 2>err; then
+      ok "-std=c11: $KC_NVCC compiles a kernel named unix"
+    else
+      head -n 5 err
+      fail "-std=c11: $KC_NVCC failed on a kernel named unix"
+    fi
+  fi
+  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+    # The device pass: its first error is the refusal.
+    if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -c lx.kc.c \
+      -o refused.o 2>err; then
+      fail "a kernel named linux: $KC_NVCC accepted it"
+    elif grep -m 1 'error' err | grep -q 'kernel name linux is a macro'; then
+      ok "a kernel named linux: $KC_NVCC's first error names it"
+    else
+      grep -m 2 'error' err
+      fail "a kernel named linux: $KC_NVCC's first error is another"
+    fi
+  fi
+else
+  echo "# SKIP: $CC does not predefine linux and unix; no macro-named kernel"
 fi
 cd "$work" || exit 99
 

@@ -48,6 +48,11 @@
  *                              KC_EINVAL).  Elsewhere, the kernel of that
  *                              name that registered.
  *
+ *   A kernel's name (and a custom reducer's) is an identifier that is not
+ *   a macro: the macros hand it on to one another, which would expand
+ *   it.  Such a name is a compile error in both expansions that names it
+ *   (gcc and clang predefine linux and unix, as 1, in their GNU modes).
+ *
  * ------------------------------------------------------------------------
  * Multi-dimensional ranges, teams, scratch, atomics and chunk buffers.
  * The same contract: identical meaning in both expansions.

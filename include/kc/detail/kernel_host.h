@@ -329,10 +329,25 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 
 /* ------------------------------------------------------- public macros */
 
+/* Every public kernel macro begins with KC__NAME_CHECK("kernel", #name,
+ * name) (and the same for a reducer's name): a name that is a macro would
+ * be expanded wherever one macro hands it to another, so the kernel would
+ * be registered, and its handle named, after the expansion, and the device
+ * pass would fail on "1__kcb".  gcc and clang predefine linux and unix
+ * (as 1) in their GNU modes, their default; nvcc follows its host
+ * compiler.  The check compares the name as written with its expansion. */
+#define KC__NAME_CHECK(what, str, ...)                                         \
+  _Static_assert(sizeof(str) == sizeof(#__VA_ARGS__),                          \
+                 "kc: the " what " name " str " is a macro (it expands "       \
+                 "to " #__VA_ARGS__ "; GNU modes such as -std=gnu11, the "     \
+                 "default, predefine linux and unix): rename the " what        \
+                 ", or compile with -std=c11 (doc/kernels.md)");
+
 /* The host has no read-only data path (kernel.h). */
 #define KC_LDG(p) (*(p))
 
 #define KC_FOR(name, ftype, f, i, ...)                                         \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
       const ftype *restrict const kc__fp, kc_index kc__b, kc_index kc__e) {    \
@@ -350,18 +365,22 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   KC__REGISTER(name, ftype, KC_KERNEL_FOR, kc__host_##name, KC__NO_REDUCER)
 
 #define KC_REDUCE_SUM(name, ftype, f, i, vtype, acc, ...)                      \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_SUM, SUM,        \
                      __VA_ARGS__)
 
 #define KC_REDUCE_PROD(name, ftype, f, i, vtype, acc, ...)                     \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_PROD, PROD,      \
                      __VA_ARGS__)
 
 #define KC_REDUCE_MIN(name, ftype, f, i, vtype, acc, ...)                      \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MIN, MIN,        \
                      __VA_ARGS__)
 
 #define KC_REDUCE_MAX(name, ftype, f, i, vtype, acc, ...)                      \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MAX, MAX,        \
                      __VA_ARGS__)
 
@@ -369,11 +388,13 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
  * index order, so a body that replaces acc only on a strictly better value
  * keeps the smallest index among ties. */
 #define KC_REDUCE_MINLOC(name, ftype, f, i, vtype, acc, ...)                   \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, NONE, __VA_ARGS__)    \
   KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__BUILTIN_REDUCER(KC_REDUCE_MINLOC, vtype))
 
 #define KC_REDUCE_MAXLOC(name, ftype, f, i, vtype, acc, ...)                   \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, NONE, __VA_ARGS__)    \
   KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__BUILTIN_REDUCER(KC_REDUCE_MAXLOC, vtype))
@@ -401,6 +422,8 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   static void kc__rjoint_##rname(vtype *dst, const vtype *src)
 
 #define KC_REDUCE_CUSTOM(name, ftype, f, i, rname, vtype, acc, ...)            \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("reducer", #rname, rname)                                     \
   KC__REDUCE_FN(name, ftype, f, i, vtype, acc, NONE, __VA_ARGS__)              \
   KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__CUSTOM_REDUCER(rname, vtype))
@@ -429,11 +452,14 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   KC__FN_END
 
 #define KC_SCAN(name, ftype, f, i, vtype, acc, final, ...)                     \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, __VA_ARGS__)               \
   KC__REGISTER(name, ftype, KC_KERNEL_SCAN, kc__host_##name,                   \
                KC__BUILTIN_REDUCER(KC_REDUCE_SUM, vtype))
 
 #define KC_SCAN_CUSTOM(name, ftype, f, i, rname, vtype, acc, final, ...)       \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("reducer", #rname, rname)                                     \
   KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, __VA_ARGS__)               \
   KC__REGISTER(name, ftype, KC_KERNEL_SCAN, kc__host_##name,                   \
                KC__CUSTOM_REDUCER(rname, vtype))
@@ -548,6 +574,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   KC__FN_END
 
 #define KC_MDFOR(name, ftype, f, idx, ...)                                     \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__MDFOR_FN(name, ftype, f, idx, __VA_ARGS__)                               \
   KC__REGISTER_EX(name, ftype, KC_KERNEL_MDFOR, kc__host_##name,               \
                   KC__NO_REDUCER, KC__RANK(idx), KC__AFTER_NONE)
@@ -559,18 +586,24 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
                   KC__AFTER_NONE)
 
 #define KC_MDREDUCE_SUM(name, ftype, f, idx, vtype, acc, ...)                  \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_SUM, SUM,    \
                        __VA_ARGS__)
 #define KC_MDREDUCE_PROD(name, ftype, f, idx, vtype, acc, ...)                 \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_PROD, PROD,  \
                        __VA_ARGS__)
 #define KC_MDREDUCE_MIN(name, ftype, f, idx, vtype, acc, ...)                  \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_MIN, MIN,    \
                        __VA_ARGS__)
 #define KC_MDREDUCE_MAX(name, ftype, f, idx, vtype, acc, ...)                  \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_MAX, MAX,    \
                        __VA_ARGS__)
 #define KC_MDREDUCE_CUSTOM(name, ftype, f, idx, rname, vtype, acc, ...)        \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("reducer", #rname, rname)                                     \
   KC__MDREDUCE_FN(name, ftype, f, idx, vtype, acc, NONE, __VA_ARGS__)          \
   KC__REGISTER_EX(name, ftype, KC_KERNEL_MDREDUCE, kc__host_##name,            \
                   KC__CUSTOM_REDUCER(rname, vtype), KC__RANK(idx),             \
@@ -655,6 +688,7 @@ typedef struct kc__team_noacc {
                                      kc__team_scratch_##kname);
 
 #define KC_TEAM(name, ftype, f, team, ...)                                     \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__TEAM_FN(name, ftype, f, team, kc__team_noacc, kc__noacc_##name,          \
               __VA_ARGS__)                                                     \
   KC__FN_BEGIN                                                                 \
@@ -681,18 +715,24 @@ typedef struct kc__team_noacc {
                   reducer, 1, KC__AFTER_TEAM)
 
 #define KC_TEAM_REDUCE_SUM(name, ftype, f, team, vtype, acc, ...)              \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_SUM, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_PROD(name, ftype, f, team, vtype, acc, ...)             \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_PROD, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_MIN(name, ftype, f, team, vtype, acc, ...)              \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_MIN, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_MAX(name, ftype, f, team, vtype, acc, ...)              \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_MAX, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_CUSTOM(name, ftype, f, team, rname, vtype, acc, ...)    \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("reducer", #rname, rname)                                     \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__CUSTOM_REDUCER(rname, vtype), __VA_ARGS__)
 
@@ -700,6 +740,7 @@ typedef struct kc__team_noacc {
  * user's typed function and the external `void *` wrapper the kernel's
  * weak reference finds. */
 #define KC_TEAM_SCRATCH_SIZE(name, ftype, f, level, team_size)                 \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   static size_t kc__tss_##name(const ftype *f KC__UNUSED,                      \
                                int level KC__UNUSED,                           \
                                int team_size KC__UNUSED);                      \
@@ -965,6 +1006,7 @@ KC_API void *kc__chunk_buffer(int slot, size_t bytes);
 /* The body runs for chunks [b, e) of at most KC_CHUNK_MAX indices of the
  * range the engine gave this call. */
 #define KC_FOR_CHUNKS(name, ftype, f, b, e, ...)                               \
+  KC__NAME_CHECK("kernel", #name, name)                                        \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
       const ftype *restrict const kc__fp, kc_index kc__b, kc_index kc__e) {    \
