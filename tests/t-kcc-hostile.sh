@@ -229,6 +229,16 @@ else
   head -n 5 err
   fail "-x c before a .kc.c"
 fi
+# ... with the .kc.c last: kcc gave the -x again after its object, where
+# gcc warned that it had no effect.
+if KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS -Iinc \
+  -L"$KC_LIBDIR" -Wl,--no-as-needed -lkc -lm -o xl -x c m.c k.kc.c 2>err &&
+  test "$(./xl)" = out=42 && ! grep -q . err; then
+  ok "-x c m.c k.kc.c (the kernel file last) links without a warning"
+else
+  head -n 5 err
+  fail "-x c m.c k.kc.c (the kernel file last)"
+fi
 # Long options reach the C compiler: a misspelt kcc option is an error
 # there (with no .kc.c among the inputs it was dropped silently), --param
 # with its value is kept.
