@@ -16,6 +16,21 @@ mkdir -p "$tmp/src/include/kc" &&
   cp -R "$src/build-aux" "$tmp/src/" &&
   cp "$src/include/kc/kc.h" "$tmp/src/include/kc/" || exit 99
 
+# The variables the build tree was configured with (FFI_CFLAGS and
+# FFI_LIBS where libffi lies outside the compiler's paths, CC, CFLAGS...),
+# in the environment, where configure takes them from too: the accepted
+# runs need them to pass the checks this script does not test.  KC_NVCC
+# is this script's to set.
+if test -x "${KC_TEST_TOP_BUILDDIR:-}/config.status"; then
+  eval "set -- $("$KC_TEST_TOP_BUILDDIR/config.status" --config)"
+  for a in "$@"; do
+    case $a in
+    KC_NVCC=*) ;;
+    [A-Za-z_]*=*) export "$a" ;;
+    esac
+  done
+fi
+
 fail=0
 bad() {
   echo "FAIL: $*"
