@@ -36,5 +36,34 @@ for h in kc.h kernel.h backend.h atomic.h error.h version.h; do
     fi
   fi
 done
+# Kernel definitions too.  Kernel files are C11 (built-in reductions use
+# _Generic); a for kernel also compiles as C99 with GNU compilers, as it
+# did before every kernel macro began with the name check (a C11
+# _Static_assert, which made each kernel file an error under -std=gnu99
+# -pedantic -Werror).
+cat >"$dir/k99.c" <<'EOF'
+#include <kc/kernel.h>
+typedef struct { double *x; } k_f;
+KC_FOR(k_fill, k_f, f, i, f->x[i] = 1.0)
+KC_FOR_ARGS(k_axpy, ((double, a), (const double *, x), (double *, y)), i,
+            y[i] += a * x[i])
+EOF
+{
+  cat "$dir/k99.c"
+  echo 'KC_REDUCE_SUM(k_sum, k_f, f, i, double, acc, acc += f->x[i])'
+  echo 'KC_TEAM(k_team, k_f, f, t, (void)f)'
+} >"$dir/k11.c"
+for std in c99 gnu99 c11 gnu11; do
+  case $std in *99) k=k99 ;; *) k=k11 ;; esac
+  # shellcheck disable=SC2086
+  if $CC $KC_CPPFLAGS -std=$std -pedantic -Wall -Wextra -Werror -c "$dir/$k.c" \
+    -o "$dir/k.o" >"$dir/err" 2>&1; then
+    echo "ok: kernel definitions ($k.c) as $std -pedantic"
+  else
+    echo "FAIL: kernel definitions ($k.c) as -std=$std -pedantic:"
+    sed 's/^/    /' "$dir/err" | head -n 10
+    fail=1
+  fi
+done
 test $fail -eq 0 && echo PASS
 exit $fail

@@ -335,9 +335,16 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
  * be registered, and its handle named, after the expansion, and the device
  * pass would fail on "1__kcb".  gcc and clang predefine linux and unix
  * (as 1) in their GNU modes, their default; nvcc follows its host
- * compiler.  The check compares the name as written with its expansion. */
+ * compiler.  The check compares the name as written with its expansion.
+ * _Static_assert is C11: __extension__ keeps a C99 -pedantic build of a
+ * kernel file quiet, as its GNU compilers take it in every mode. */
+#if defined(__GNUC__)
+#define KC__STATIC_ASSERT __extension__ _Static_assert
+#else
+#define KC__STATIC_ASSERT _Static_assert
+#endif
 #define KC__NAME_CHECK(what, str, ...)                                         \
-  _Static_assert(sizeof(str) == sizeof(#__VA_ARGS__),                          \
+  KC__STATIC_ASSERT(sizeof(str) == sizeof(#__VA_ARGS__),                       \
                  "kc: the " what " name " str " is a macro (it expands "       \
                  "to " #__VA_ARGS__ "; GNU modes such as -std=gnu11, the "     \
                  "default, predefine linux and unix): rename the " what        \
