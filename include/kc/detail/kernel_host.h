@@ -345,10 +345,10 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 #endif
 #define KC__NAME_CHECK(what, str, ...)                                         \
   KC__STATIC_ASSERT(sizeof(str) == sizeof(#__VA_ARGS__),                       \
-                 "kc: the " what " name " str " is a macro (it expands "       \
-                 "to " #__VA_ARGS__ "; GNU modes such as -std=gnu11, the "     \
-                 "default, predefine linux and unix): rename the " what        \
-                 ", or compile with -std=c11 (doc/kernels.md)");
+                    "kc: the " what " name " str " is a macro (it expands "    \
+                    "to " #__VA_ARGS__ "; GNU modes such as -std=gnu11, the "  \
+                    "default, predefine linux and unix): rename the " what     \
+                    ", or compile with -std=c11 (doc/kernels.md)");
 
 /* The host has no read-only data path (kernel.h). */
 #define KC_LDG(p) (*(p))
