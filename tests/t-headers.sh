@@ -10,30 +10,30 @@ dir=${TMPDIR:-/tmp}/kc-t-headers.$$
 mkdir -p "$dir" || exit 99
 trap 'rm -rf "$dir"' EXIT
 fail=0
+# compiles OK FAILED FILE FLAGS...: compiles FILE with FLAGS and prints
+# "ok: OK", or "FAIL: FAILED:" and the first errors.
+compiles() {
+  ok=$1 failed=$2 src=$3
+  shift 3
+  # shellcheck disable=SC2086
+  if "$@" $KC_CPPFLAGS -Wall -Werror -c "$src" -o "$dir/t.o" >"$dir/err" 2>&1; then
+    echo "ok: $ok"
+  else
+    echo "FAIL: $failed:"
+    sed 's/^/    /' "$dir/err" | head -n 10
+    fail=1
+  fi
+}
 for h in kc.h kernel.h backend.h atomic.h error.h version.h; do
   printf '#include <kc/%s>\nint kc_t_headers_%s;\n' "$h" "$(echo "$h" | tr . _)" >"$dir/t.c"
   for std in c99 c11; do
     # shellcheck disable=SC2086
-    if $CC $KC_CPPFLAGS -std=$std -pedantic -Wall -Wextra -Werror -c "$dir/t.c" \
-      -o "$dir/t.o" >"$dir/err" 2>&1; then
-      echo "ok: <kc/$h> as $std"
-    else
-      echo "FAIL: <kc/$h> as -std=$std -pedantic:"
-      sed 's/^/    /' "$dir/err" | head -n 10
-      fail=1
-    fi
+    compiles "<kc/$h> as $std" "<kc/$h> as -std=$std -pedantic" "$dir/t.c" \
+      $CC -std=$std -pedantic -Wextra
   done
   if command -v c++ >/dev/null 2>&1 && test "$h" != kernel.h; then
     cp "$dir/t.c" "$dir/t.cc"
-    # shellcheck disable=SC2086
-    if c++ $KC_CPPFLAGS -std=c++11 -Wall -Werror -c "$dir/t.cc" -o "$dir/t.o" \
-      >"$dir/err" 2>&1; then
-      echo "ok: <kc/$h> as C++11"
-    else
-      echo "FAIL: <kc/$h> as C++11:"
-      sed 's/^/    /' "$dir/err" | head -n 10
-      fail=1
-    fi
+    compiles "<kc/$h> as C++11" "<kc/$h> as C++11" "$dir/t.cc" c++ -std=c++11
   fi
 done
 # Kernel definitions too.  Kernel files are C11 (built-in reductions use
@@ -56,14 +56,9 @@ EOF
 for std in c99 gnu99 c11 gnu11; do
   case $std in *99) k=k99 ;; *) k=k11 ;; esac
   # shellcheck disable=SC2086
-  if $CC $KC_CPPFLAGS -std=$std -pedantic -Wall -Wextra -Werror -c "$dir/$k.c" \
-    -o "$dir/k.o" >"$dir/err" 2>&1; then
-    echo "ok: kernel definitions ($k.c) as $std -pedantic"
-  else
-    echo "FAIL: kernel definitions ($k.c) as -std=$std -pedantic:"
-    sed 's/^/    /' "$dir/err" | head -n 10
-    fail=1
-  fi
+  compiles "kernel definitions ($k.c) as $std -pedantic" \
+    "kernel definitions ($k.c) as -std=$std -pedantic" "$dir/$k.c" \
+    $CC -std=$std -pedantic -Wextra
 done
 test $fail -eq 0 && echo PASS
 exit $fail
