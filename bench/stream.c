@@ -16,6 +16,14 @@
  * The two sides alternate run by run (kc's set of kernels, then the
  * baseline's, the order swapped every run), so a machine whose speed drifts
  * (a virtual machine sharing its host's memory bandwidth) drifts for both.
+ * On the cuda backend the two sides also exchange their arrays halfway
+ * through each loop (--no-swap: they keep their own): where a set of
+ * arrays lies in device memory moves a kernel's time by about 0.5% on an
+ * H100 (the set allocated second read faster), so each side runs half its
+ * runs on each set and neither gets the better placement by the order of
+ * setup.  Both sets are at the same step of the recurrence at the
+ * exchange, so the answers stay checkable; a wrong answer may then show
+ * in the other side's arrays (--no-swap tells which side is wrong).
  * On host backends a pause of --pause-ms (10 ms) separates the sides: an
  * OpenMP runtime's idle workers spin for milliseconds after a loop (libgomp:
  * about 7 ms) and would otherwise take a core from the kc kernel that
@@ -60,6 +68,7 @@ typedef struct opts {
   int cuda_block;
   double pause_ms;
   int base_first; /* --baseline-first */
+  int no_swap;    /* --no-swap */
 } opts;
 
 /* One implementation's arrays and how to run its kernels. */
@@ -73,7 +82,7 @@ typedef struct side {
   double (*run)(struct side *s, int k); /* seconds for one launch */
 } side;
 
-static opts o = {1ull << 25, 100, 0, 0, NULL, 1024, 10.0, 0};
+static opts o = {1ull << 25, 100, 0, 0, NULL, 1024, 10.0, 0, 0};
 static size_t es; /* element size */
 
 /* ------------------------------------------------------------------ kc */
@@ -104,6 +113,15 @@ static double kc_run(side *s, int k) {
   return bench_now() - t0;
 }
 
+/* Points kc's functors at the side's arrays. */
+static void kc_point(const side *s) {
+  fun64 = (struct stream_f64){s->a,    s->b,    s->c,   START_SCALAR,
+                              START_A, START_B, START_C};
+  fun32 = (struct stream_f32){
+      s->a,           s->b,           s->c,          (float)START_SCALAR,
+      (float)START_A, (float)START_B, (float)START_C};
+}
+
 static void kc_setup(side *s) {
   s->name = "kc";
   s->available = 1;
@@ -115,11 +133,7 @@ static void kc_setup(side *s) {
   for (int k = 0; k < K_COUNT; k++)
     kck[k] = kernel(kid[k]);
   kck_init = kernel("init");
-  fun64 = (struct stream_f64){s->a,    s->b,    s->c,   START_SCALAR,
-                              START_A, START_B, START_C};
-  fun32 = (struct stream_f32){
-      s->a,           s->b,           s->c,          (float)START_SCALAR,
-      (float)START_A, (float)START_B, (float)START_C};
+  kc_point(s);
   /* Initialised by a kernel of the backend itself, so on host backends
    * each worker first-touches the pages it will use. */
   kc_policy p = kc_range(0, (kc_index)o.elements);
@@ -473,6 +487,9 @@ static void usage(FILE *f) {
           "backends (default 10)\n"
           "  --baseline-first   set up the baseline (its arrays too) before "
           "kc (default after)\n"
+          "  --no-swap          cuda: each side keeps its own arrays (default: "
+          "the sides\n"
+          "                     exchange arrays halfway through each loop)\n"
           "Exit status: 0 results valid, 1 a wrong answer or an error, "
           "77 backend absent.\n",
           prog);
@@ -488,6 +505,7 @@ static void parse(int argc, char **argv) {
       {"cuda-block", required_argument, NULL, 'b'},
       {"pause-ms", required_argument, NULL, 'p'},
       {"baseline-first", no_argument, NULL, 'B'},
+      {"no-swap", no_argument, NULL, 'S'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   int ch;
@@ -517,6 +535,9 @@ static void parse(int argc, char **argv) {
     case 'B':
       o.base_first = 1;
       break;
+    case 'S':
+      o.no_swap = 1;
+      break;
     case 'h':
       usage(stdout);
       exit(0);
@@ -541,10 +562,11 @@ static void pause_between_sides(int host) {
   nanosleep(&ts, NULL);
 }
 
-/* Runs the kernels first..last of both sides `o.runs` times, alternating
- * the sides run by run. */
-static void run_sides(side *kc, side *base, int first, int last, int host) {
-  for (int r = 0; r < o.runs; r++) {
+/* Runs the kernels first..last of both sides, runs r0 .. r1 - 1,
+ * alternating the sides run by run. */
+static void run_sides(side *kc, side *base, int first, int last, int r0, int r1,
+                      int host) {
+  for (int r = r0; r < r1; r++) {
     side *order[2] = {kc, base};
     if (r & 1)
       order[0] = base, order[1] = kc;
@@ -557,6 +579,15 @@ static void run_sides(side *kc, side *base, int first, int last, int host) {
         s->times[k][r] = s->run(s, k);
     }
   }
+}
+
+/* Gives each side the other's arrays (device memory from kc_malloc on
+ * both sides); kc's functors follow. */
+static void exchange_arrays(side *kc, side *base) {
+  void *a = kc->a, *b = kc->b, *c = kc->c;
+  kc->a = base->a, kc->b = base->b, kc->c = base->c;
+  base->a = a, base->b = b, base->c = c;
+  kc_point(kc);
 }
 
 int main(int argc, char **argv) {
@@ -587,10 +618,24 @@ int main(int argc, char **argv) {
     kc_setup(&kc);
   printf("stream: baseline: %s%s\n", base.why,
          o.base_first ? " (set up before kc's side)" : "");
+  if (!host && base.available)
+    printf("stream: arrays: %s\n",
+           o.no_swap ? "each side its own (--no-swap)"
+                     : "the sides exchange them halfway through each loop");
   fflush(stdout);
 
-  run_sides(&kc, &base, K_COPY, K_DOT, host);
-  run_sides(&kc, &base, K_NSTREAM, K_NSTREAM, host);
+  /* Each loop in two halves; on cuda the sides exchange arrays between
+   * them (twice in all, so each side ends with its own). */
+  const int swap = !host && base.available && !o.no_swap;
+  const int half = swap ? o.runs / 2 : o.runs;
+  run_sides(&kc, &base, K_COPY, K_DOT, 0, half, host);
+  if (swap)
+    exchange_arrays(&kc, &base);
+  run_sides(&kc, &base, K_COPY, K_DOT, half, o.runs, host);
+  run_sides(&kc, &base, K_NSTREAM, K_NSTREAM, 0, half, host);
+  if (swap)
+    exchange_arrays(&kc, &base);
+  run_sides(&kc, &base, K_NSTREAM, K_NSTREAM, half, o.runs, host);
 
   gold g = gold_values();
   int ok_kc = validate(&kc, !host, g);
@@ -599,6 +644,9 @@ int main(int argc, char **argv) {
          !base.available ? "not run"
          : ok_base       ? "OK"
                          : "FAILED");
+  if (swap && !(ok_kc && ok_base))
+    printf("stream: the sides exchanged arrays halfway: either side may have "
+           "made the error; --no-swap tells which\n");
 
   FILE *csv = bench_csv_open(
       prog, o.csv,
