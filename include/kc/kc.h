@@ -790,20 +790,26 @@ KC_API int kc_profile_event(const char *name);
  * inline function of this header).
  *
  * KC_CHECK_EXIT, defined before the first #include of <kc/kc.h> (or
- * <kc/kernel.h>), makes every kc call below that returns a code checked
- * that way at its call site: kc_init, kc_finalize, kc_fence, kc_get_info,
+ * <kc/kernel.h>), makes these kc calls checked that way at their call
+ * sites: kc_init, kc_finalize, kc_fence, kc_get_info,
  * kc_malloc, kc_free, kc_retain, kc_pointer_info, kc_memcpy,
- * kc_memcpy_async, kc_memset, kc_mirror_create, kc_mirror_destroy,
- * kc_mirror_modify_host/_target, kc_mirror_sync_host/_target,
- * kc_mirror_clear_sync_state, kc_policy_set_scratch, kc_kernel_get,
+ * kc_memcpy_async, kc_memset, kc_malloc_on, kc_pointer_device,
+ * kc_queue_create, kc_queue_destroy, kc_queue_fence, kc_memcpy_on,
+ * kc_memset_on, kc_event_record, kc_event_wait, kc_event_synchronize,
+ * kc_mirror_create, kc_mirror_destroy, kc_mirror_modify_host/_target,
+ * kc_mirror_sync_host/_target, kc_mirror_clear_sync_state,
+ * kc_policy_set_scratch, kc_policy_set_iterate, kc_kernel_get,
  * kc_parallel_for/_reduce/_scan/_call, kc_region_push/_pop,
  * kc_declare_metadata, kc_profile_event, and the kc_run_* launches of
  * <kc/kernel_args.h>.  They become function-like macros of the same name
  * (a call still returns the code, which is then >= 0; taking a function's
  * address is unaffected).  Registration
  * (kc_kernel_register, kc_kernel_set_team_scratch) keeps its codes: kcc's
- * constructors report those themselves.  Without KC_CHECK_EXIT (the
- * default) every call returns its code as documented above. */
+ * constructors report those themselves.  kc_kernel_describe,
+ * kc_queue_device, kc_event_create, kc_event_destroy, kc_event_query and
+ * kc_event_elapsed are not wrapped either: they return their codes.
+ * Without KC_CHECK_EXIT (the default) every call returns its code as
+ * documented above. */
 static inline int kc__check(int rc, const char *call, const char *file,
                             int line) {
   if (rc < 0) {
