@@ -110,8 +110,10 @@ typedef int64_t kc_index;
  *
  * Privileged processes: in a setuid/setgid program or one with file
  * capabilities (secure-execution mode), KC_BACKEND, KC_PLUGIN_PATH,
- * KC_TOOLS_LIBS and KOKKOS_TOOLS_LIBS are ignored, as if unset (KC_VERBOSE
- * says so), so that a user cannot make the program load code of theirs.
+ * KC_TOOLS_LIBS, KOKKOS_TOOLS_LIBS, KOKKOS_PROFILE_LIBRARY, KC_TOOLS_ARGS,
+ * KOKKOS_TOOLS_ARGS and the cuda plugin's KC_CUDA_DRIVER are ignored, as
+ * if unset (KC_VERBOSE says so, but for KC_CUDA_DRIVER), so that a user
+ * cannot make the program load code of theirs.
  *
  * The threads backend starts its pool here: KC_NUM_THREADS threads
  * (default: one per CPU of its placement), the calling thread being thread
@@ -127,11 +129,12 @@ typedef int64_t kc_index;
  * The calling thread's own affinity is never changed.  With KC_THREADS_BIND
  * unset, when the calling thread's mask is narrower than the CPUs the
  * process may use and either the pool has more threads than the mask has
- * CPUs, or its default size came from the mask while OMP_PROC_BIND or
- * OMP_PLACES is set, kc_init prints one line "kc: warning: threads
- * backend: ..." on stderr
- * naming the mask, the likely cause and the fix; setting KC_THREADS_BIND
- * (either value) silences it.  Another value fails with KC_EINVAL. */
+ * CPUs, or its default size came from the mask while OMP_PROC_BIND,
+ * OMP_PLACES, GOMP_CPU_AFFINITY or KMP_AFFINITY is set (to anything but
+ * "false" or a value containing "none" or "disabled"), kc_init prints one
+ * line "kc: warning: threads backend: ..." on stderr naming the mask, the
+ * likely cause and the fix; setting KC_THREADS_BIND (either value)
+ * silences it.  Another value fails with KC_EINVAL. */
 KC_API int kc_init(void);
 
 /* Drops one reference; the last one fences, frees every allocation still
