@@ -155,7 +155,8 @@ KC_API int kc_is_initialized(void);
 KC_API const char *kc_version(void);
 
 /* Static message / name of an error code ("invalid argument", "KC_EINVAL");
- * an unknown code gives "unknown error" / "KC_E?".  Never NULL. */
+ * 0 gives "success" / "KC_OK" (a name only: <kc/error.h> defines no
+ * KC_OK), an unknown code "unknown error" / "KC_E?".  Never NULL. */
 KC_API const char *kc_strerror(int code);
 KC_API const char *kc_err_name(int code);
 
