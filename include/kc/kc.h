@@ -12,11 +12,13 @@
  *    kc_last_error() then holds a one-line detail for the calling thread.
  *  - Every call except kc_init, kc_version, kc_strerror, kc_err_name,
  *    kc_last_error, kernel registration and lookup (kc_kernel_register,
- *    kc_kernel_get, kc_kernel_name, kc_kernel_set_team_scratch) and the
- *    pure helpers that touch no runtime state (policy constructors,
- *    kc_policy_set_scratch, kc_reducer_value_size, kc_space_name, the
- *    kc_mirror_ accessors and need_sync queries) returns KC_ENOINIT before
- *    kc_init() or after the last kc_finalize(); kc_free(NULL) and
+ *    kc_kernel_get, kc_kernel_name, kc_kernel_describe,
+ *    kc_kernel_set_team_scratch) and the pure helpers that touch no
+ *    runtime state (policy constructors, kc_policy_on,
+ *    kc_policy_set_scratch, kc_policy_set_iterate, kc_reducer_value_size,
+ *    kc_space_name, the kc_mirror_ accessors and need_sync queries)
+ *    returns KC_ENOINIT before kc_init() or after the last kc_finalize();
+ *    kc_free(NULL) and
  *    kc_mirror_destroy(NULL) are no-ops (0) at any time, and
  *    kc_mirror_destroy of a mirror after the last kc_finalize frees its
  *    handle (0).
