@@ -12,11 +12,13 @@
  *    kc_last_error() then holds a one-line detail for the calling thread.
  *  - Every call except kc_init, kc_version, kc_strerror, kc_err_name,
  *    kc_last_error, kernel registration and lookup (kc_kernel_register,
- *    kc_kernel_get, kc_kernel_name, kc_kernel_set_team_scratch) and the
- *    pure helpers that touch no runtime state (policy constructors,
- *    kc_policy_set_scratch, kc_reducer_value_size, kc_space_name, the
- *    kc_mirror_ accessors and need_sync queries) returns KC_ENOINIT before
- *    kc_init() or after the last kc_finalize(); kc_free(NULL) and
+ *    kc_kernel_get, kc_kernel_name, kc_kernel_describe,
+ *    kc_kernel_set_team_scratch) and the pure helpers that touch no
+ *    runtime state (policy constructors, kc_policy_on,
+ *    kc_policy_set_scratch, kc_policy_set_iterate, kc_reducer_value_size,
+ *    kc_space_name, the kc_mirror_ accessors and need_sync queries)
+ *    returns KC_ENOINIT before kc_init() or after the last kc_finalize();
+ *    kc_free(NULL) and
  *    kc_mirror_destroy(NULL) are no-ops (0) at any time, and
  *    kc_mirror_destroy of a mirror after the last kc_finalize frees its
  *    handle (0).
@@ -110,8 +112,10 @@ typedef int64_t kc_index;
  *
  * Privileged processes: in a setuid/setgid program or one with file
  * capabilities (secure-execution mode), KC_BACKEND, KC_PLUGIN_PATH,
- * KC_TOOLS_LIBS and KOKKOS_TOOLS_LIBS are ignored, as if unset (KC_VERBOSE
- * says so), so that a user cannot make the program load code of theirs.
+ * KC_TOOLS_LIBS, KOKKOS_TOOLS_LIBS, KOKKOS_PROFILE_LIBRARY, KC_TOOLS_ARGS,
+ * KOKKOS_TOOLS_ARGS and the cuda plugin's KC_CUDA_DRIVER are ignored, as
+ * if unset (KC_VERBOSE says so, but for KC_CUDA_DRIVER), so that a user
+ * cannot make the program load code of theirs.
  *
  * The threads backend starts its pool here: KC_NUM_THREADS threads
  * (default: one per CPU of its placement), the calling thread being thread
@@ -127,11 +131,12 @@ typedef int64_t kc_index;
  * The calling thread's own affinity is never changed.  With KC_THREADS_BIND
  * unset, when the calling thread's mask is narrower than the CPUs the
  * process may use and either the pool has more threads than the mask has
- * CPUs, or its default size came from the mask while OMP_PROC_BIND or
- * OMP_PLACES is set, kc_init prints one line "kc: warning: threads
- * backend: ..." on stderr
- * naming the mask, the likely cause and the fix; setting KC_THREADS_BIND
- * (either value) silences it.  Another value fails with KC_EINVAL. */
+ * CPUs, or its default size came from the mask while OMP_PROC_BIND,
+ * OMP_PLACES, GOMP_CPU_AFFINITY or KMP_AFFINITY is set (to anything but
+ * "false" or a value containing "none" or "disabled"), kc_init prints one
+ * line "kc: warning: threads backend: ..." on stderr naming the mask, the
+ * likely cause and the fix; setting KC_THREADS_BIND (either value)
+ * silences it.  Another value fails with KC_EINVAL. */
 KC_API int kc_init(void);
 
 /* Drops one reference; the last one fences, frees every allocation still
@@ -152,7 +157,8 @@ KC_API int kc_is_initialized(void);
 KC_API const char *kc_version(void);
 
 /* Static message / name of an error code ("invalid argument", "KC_EINVAL");
- * an unknown code gives "unknown error" / "KC_E?".  Never NULL. */
+ * 0 gives "success" / "KC_OK" (a name only: <kc/error.h> defines no
+ * KC_OK), an unknown code "unknown error" / "KC_E?".  Never NULL. */
 KC_API const char *kc_strerror(int code);
 KC_API const char *kc_err_name(int code);
 
@@ -790,20 +796,26 @@ KC_API int kc_profile_event(const char *name);
  * inline function of this header).
  *
  * KC_CHECK_EXIT, defined before the first #include of <kc/kc.h> (or
- * <kc/kernel.h>), makes every kc call below that returns a code checked
- * that way at its call site: kc_init, kc_finalize, kc_fence, kc_get_info,
+ * <kc/kernel.h>), makes these kc calls checked that way at their call
+ * sites: kc_init, kc_finalize, kc_fence, kc_get_info,
  * kc_malloc, kc_free, kc_retain, kc_pointer_info, kc_memcpy,
- * kc_memcpy_async, kc_memset, kc_mirror_create, kc_mirror_destroy,
- * kc_mirror_modify_host/_target, kc_mirror_sync_host/_target,
- * kc_mirror_clear_sync_state, kc_policy_set_scratch, kc_kernel_get,
+ * kc_memcpy_async, kc_memset, kc_malloc_on, kc_pointer_device,
+ * kc_queue_create, kc_queue_destroy, kc_queue_fence, kc_memcpy_on,
+ * kc_memset_on, kc_event_record, kc_event_wait, kc_event_synchronize,
+ * kc_mirror_create, kc_mirror_destroy, kc_mirror_modify_host/_target,
+ * kc_mirror_sync_host/_target, kc_mirror_clear_sync_state,
+ * kc_policy_set_scratch, kc_policy_set_iterate, kc_kernel_get,
  * kc_parallel_for/_reduce/_scan/_call, kc_region_push/_pop,
  * kc_declare_metadata, kc_profile_event, and the kc_run_* launches of
  * <kc/kernel_args.h>.  They become function-like macros of the same name
  * (a call still returns the code, which is then >= 0; taking a function's
  * address is unaffected).  Registration
  * (kc_kernel_register, kc_kernel_set_team_scratch) keeps its codes: kcc's
- * constructors report those themselves.  Without KC_CHECK_EXIT (the
- * default) every call returns its code as documented above. */
+ * constructors report those themselves.  kc_kernel_describe,
+ * kc_queue_device, kc_event_create, kc_event_destroy, kc_event_query and
+ * kc_event_elapsed are not wrapped either: they return their codes.
+ * Without KC_CHECK_EXIT (the default) every call returns its code as
+ * documented above. */
 static inline int kc__check(int rc, const char *call, const char *file,
                             int line) {
   if (rc < 0) {

@@ -1,7 +1,7 @@
 /* kc — kernel-authoring macros: one kernel body, two targets.
  *
  * A .kc.c file includes this header and defines kernels with the macros
- * below.  kcc compiles the file twice: as C11 for the host (kernel_host.h:
+ * below.  kcc compiles the file twice: as C for the host (kernel_host.h:
  * a function over a contiguous chunk [b, e), plus a constructor that
  * registers every kernel with libkc at program start) and as CUDA C++ to
  * PTX (kernel_cuda.h: extern "C" __global__ entries following the CUDA
