@@ -8,8 +8,10 @@
 #  - a launch with a misspelled argument and one with a missing argument
 #    are compile errors that name the problem; the same launch with every
 #    argument compiles; an argument given twice is a warning;
-#  - KC_CHECK_EXIT: a failed kc call and a failed kc_run_for print
-#    FILE:LINE, the call and the error, and exit 1; without it, kc_check()
+#  - KC_CHECK_EXIT: a failed kc call (kc_free, kc_event_create) and a
+#    failed kc_run_for print FILE:LINE, the call and the error, and exit
+#    1, while the codes >= 0 of the other wrapped calls come back
+#    unchanged (kc_event_query's 1); without it, kc_check()
 #    does the same and the plain call returns its code.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
 
@@ -146,10 +148,31 @@ KC_FOR_ARGS(fill, ((int *, p)), i, p[i] = 1)
 
 int main(int argc, char **argv) {
   int v[4];
-  (void)argv;
   kc_init();
-  if (argc == 2)
+  if (argc == 2 && argv[1][0] == 'l')
     kc_run_for(fill, kc_range(3, 2), .p = v); /* end < begin */
+#ifdef OPT_IN
+  if (argc == 2 && argv[1][0] == 'e') {
+    /* Wrapped like the rest: a code >= 0 comes back unchanged. */
+    kc_event *e;
+    kc_kernel *k;
+    kc_kernel_desc d = {.struct_size = sizeof d};
+    int dev;
+    kc_kernel_get("fill", &k);
+    kc_kernel_describe(k, &d);
+    kc_queue_device(NULL, &dev);
+    kc_event_create(&e);
+    kc_event_record(e, NULL);
+    kc_event_synchronize(e);
+    double ms;
+    kc_event_elapsed(e, e, &ms);
+    if (kc_event_query(e) != 1)
+      return 4;
+    kc_event_destroy(e);
+    kc_event_create(NULL);
+    return 5;
+  }
+#endif
 #ifdef OPT_IN
   kc_free(v); /* not a kc allocation */
 #else
@@ -186,6 +209,15 @@ if test $rc -eq 1 && grep -q "^chk.c:$line: kc_run_for(fill, ...) failed: KC_ERA
   ok "OPT_IN: a failed kc_run_for exits 1: $(cat out.log)"
 else
   fail "OPT_IN: a failed kc_run_for: exit $rc, output:"
+  sed 's/^/  /' out.log
+fi
+run ./chk-OPT_IN event >out.log 2>&1
+rc=$?
+line=$(grep -n 'kc_event_create(NULL)' chk.c | cut -d: -f1)
+if test $rc -eq 1 && grep -q "^chk.c:$line: kc_event_create(.*) failed: KC_EINVAL (.*): .*out is NULL" out.log; then
+  ok "OPT_IN: the event and describe calls are checked: $(cat out.log)"
+else
+  fail "OPT_IN: a failed kc_event_create: exit $rc, output:"
   sed 's/^/  /' out.log
 fi
 

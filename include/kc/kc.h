@@ -800,20 +800,21 @@ KC_API int kc_profile_event(const char *name);
  * sites: kc_init, kc_finalize, kc_fence, kc_get_info,
  * kc_malloc, kc_free, kc_retain, kc_pointer_info, kc_memcpy,
  * kc_memcpy_async, kc_memset, kc_malloc_on, kc_pointer_device,
- * kc_queue_create, kc_queue_destroy, kc_queue_fence, kc_memcpy_on,
- * kc_memset_on, kc_event_record, kc_event_wait, kc_event_synchronize,
+ * kc_queue_create, kc_queue_destroy, kc_queue_fence, kc_queue_device,
+ * kc_memcpy_on, kc_memset_on, kc_event_create, kc_event_destroy,
+ * kc_event_record, kc_event_wait, kc_event_synchronize, kc_event_query
+ * (its 1 comes back), kc_event_elapsed,
  * kc_mirror_create, kc_mirror_destroy, kc_mirror_modify_host/_target,
  * kc_mirror_sync_host/_target, kc_mirror_clear_sync_state,
  * kc_policy_set_scratch, kc_policy_set_iterate, kc_kernel_get,
+ * kc_kernel_describe,
  * kc_parallel_for/_reduce/_scan/_call, kc_region_push/_pop,
  * kc_declare_metadata, kc_profile_event, and the kc_run_* launches of
  * <kc/kernel_args.h>.  They become function-like macros of the same name
  * (a call still returns the code, which is then >= 0; taking a function's
  * address is unaffected).  Registration
  * (kc_kernel_register, kc_kernel_set_team_scratch) keeps its codes: kcc's
- * constructors report those themselves.  kc_kernel_describe,
- * kc_queue_device, kc_event_create, kc_event_destroy, kc_event_query and
- * kc_event_elapsed are not wrapped either: they return their codes.
+ * constructors report those themselves.
  * Without KC_CHECK_EXIT (the default) every call returns its code as
  * documented above. */
 static inline int kc__check(int rc, const char *call, const char *file,
@@ -855,6 +856,12 @@ static inline int kc__check(int rc, const char *call, const char *file,
 #define kc_event_record(...) KC__CHECKED(kc_event_record, __VA_ARGS__)
 #define kc_event_wait(...) KC__CHECKED(kc_event_wait, __VA_ARGS__)
 #define kc_event_synchronize(...) KC__CHECKED(kc_event_synchronize, __VA_ARGS__)
+#define kc_event_create(...) KC__CHECKED(kc_event_create, __VA_ARGS__)
+#define kc_event_destroy(...) KC__CHECKED(kc_event_destroy, __VA_ARGS__)
+#define kc_event_query(...) KC__CHECKED(kc_event_query, __VA_ARGS__)
+#define kc_event_elapsed(...) KC__CHECKED(kc_event_elapsed, __VA_ARGS__)
+#define kc_queue_device(...) KC__CHECKED(kc_queue_device, __VA_ARGS__)
+#define kc_kernel_describe(...) KC__CHECKED(kc_kernel_describe, __VA_ARGS__)
 #define kc_mirror_create(...) KC__CHECKED(kc_mirror_create, __VA_ARGS__)
 #define kc_mirror_destroy(...) KC__CHECKED(kc_mirror_destroy, __VA_ARGS__)
 #define kc_mirror_modify_host(...)                                             \
