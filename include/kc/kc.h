@@ -114,7 +114,7 @@ typedef int64_t kc_index;
  * capabilities (secure-execution mode), KC_BACKEND, KC_PLUGIN_PATH,
  * KC_TOOLS_LIBS, KOKKOS_TOOLS_LIBS, KOKKOS_PROFILE_LIBRARY, KC_TOOLS_ARGS,
  * KOKKOS_TOOLS_ARGS and the cuda plugin's KC_CUDA_DRIVER are ignored, as
- * if unset (KC_VERBOSE says so, but for KC_CUDA_DRIVER), so that a user
+ * if unset (KC_VERBOSE says so), so that a user
  * cannot make the program load code of theirs.
  *
  * The threads backend starts its pool here: KC_NUM_THREADS threads
