@@ -2,7 +2,7 @@
 # configure's options (configure.ac, "options"; doc/building.md): a value
 # an option does not take stops configure before its first check, with a
 # message that names the option and says what it takes; the values it does
-# take give what they say.
+# take give what they say; --help lists each of kc's options once.
 #
 # configure runs in a copy of what it reads before config.status (itself,
 # build-aux/ and the file AC_CONFIG_SRCDIR names), so that a build tree
@@ -80,6 +80,46 @@ subst() {
   fi
 }
 
+# box TEXT: the last configure's summary holds the line "| TEXT".
+box() {
+  if grep -qxF "| $1" "$tmp/out"; then
+    echo "ok:   | $1"
+  else
+    key=$(echo $1 | cut -d ' ' -f 1)
+    bad "the summary lacks '| $1': $(grep "^| *$key" "$tmp/out")"
+  fi
+}
+# checked WHAT: the last configure printed "checking WHAT..."; not_checked
+# WHAT: it did not.
+checked() {
+  if grep -q "^checking $1" "$tmp/out"; then
+    echo "ok:   checked $1"
+  else
+    bad "configure did not check $1"
+  fi
+}
+not_checked() {
+  if grep -q "^checking $1" "$tmp/out"; then
+    bad "configure checked $1: $(grep "^checking $1" "$tmp/out")"
+  else
+    echo "ok:   did not check $1"
+  fi
+}
+
+# --help: AC_OPENMP declares a --disable-openmp of its own ("do not use
+# OpenMP"), which was listed beside kc's --enable-openmp.
+if (cd "$tmp/src" && ./configure --help) >"$tmp/help" 2>&1; then
+  grep -e '-openmp' "$tmp/help" >"$tmp/openmp-help"
+  if test "$(wc -l <"$tmp/openmp-help")" -eq 1 &&
+    grep -q -e '--enable-openmp  *build the OpenMP backend' "$tmp/openmp-help"; then
+    echo "ok: configure --help lists --enable-openmp once, with kc's meaning"
+  else
+    bad "configure --help lists openmp as:" "$(cat "$tmp/openmp-help")"
+  fi
+else
+  bad "configure --help failed"
+fi
+
 # Installation directories: absolute, or from another directory variable.
 dir_needed='needs a directory: --with-fmoddir=DIR, an absolute path (default: LIBDIR/kc/fortran)'
 refused "--with-fmoddir $dir_needed" --with-fmoddir
@@ -103,38 +143,43 @@ done
 refused '--with-mpi=: use yes, no, auto or an MPI compiler wrapper (--with-mpi=mpicc)' \
   --with-mpi=
 
-# The defaults, and directories given both ways.
-if accepted; then
-  subst fmoddir '${libdir}/kc/fortran'
-  subst pkgconfigdir '${libdir}/pkgconfig'
-fi
-if accepted --with-fmoddir=/opt/kc-mod '--with-pkgconfigdir=${libdir}/pc' \
-  --enable-werror=no --enable-fortran=no --enable-threads=auto; then
-  subst fmoddir /opt/kc-mod
-  subst pkgconfigdir '${libdir}/pc'
-fi
-
-# kcc's device pass (--with-nvcc, KC_NVCC).  A stand-in nvcc first on PATH,
-# so that configure finds one wherever the test runs.
+# Stand-ins first on PATH, so that configure finds them wherever the test
+# runs: nvcc and other-nvcc, which do nothing.
 mkdir -p "$tmp/bin" &&
   printf '#!/bin/sh\nexit 0\n' >"$tmp/bin/nvcc" &&
   cp "$tmp/bin/nvcc" "$tmp/bin/other-nvcc" &&
   chmod +x "$tmp/bin/nvcc" "$tmp/bin/other-nvcc" || exit 99
 PATH=$tmp/bin:$PATH
 export PATH
-# box TEXT: the last configure's summary holds the line "| TEXT".
-box() {
-  if grep -qxF "| $1" "$tmp/out"; then
-    echo "ok:   | $1"
-  else
-    bad "the summary lacks '| $1': $(grep '^| kcc' "$tmp/out")"
-  fi
-}
-host_only='kcc builds host-only kernels)'
-if accepted; then
+
+# The defaults, the openmp backend's detection among them (every other
+# run here passes --disable-openmp).
+quick_all=$quick
+quick="--disable-fortran --without-mpi"
+accepted
+rc=$?
+quick=$quick_all
+if test $rc -eq 0; then
+  subst fmoddir '${libdir}/kc/fortran'
+  subst pkgconfigdir '${libdir}/pkgconfig'
   subst KC_NVCC "$tmp/bin/nvcc"
   box "kcc PTX compiler: $tmp/bin/nvcc"
+  checked 'for .* option to support OpenMP'
+  case " $KC_TEST_BACKENDS " in
+  *" openmp "*) box '  openmp   yes' ;;
+  esac
 fi
+# Directories given both ways; --disable-openmp.
+if accepted --with-fmoddir=/opt/kc-mod '--with-pkgconfigdir=${libdir}/pc' \
+  --enable-werror=no --enable-fortran=no --enable-threads=auto; then
+  subst fmoddir /opt/kc-mod
+  subst pkgconfigdir '${libdir}/pc'
+  not_checked 'for .* option to support OpenMP'
+  box '  openmp   no  (disabled by --disable-openmp)'
+fi
+
+# kcc's device pass (--with-nvcc, KC_NVCC).
+host_only='kcc builds host-only kernels)'
 if accepted --without-nvcc; then
   subst KC_NVCC ''
   box "kcc PTX compiler: none (disabled by --without-nvcc; $host_only"
