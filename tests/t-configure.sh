@@ -20,12 +20,12 @@ mkdir -p "$tmp/src/include/kc" &&
 # FFI_LIBS where libffi lies outside the compiler's paths, CC, CFLAGS...),
 # in the environment, where configure takes them from too: the accepted
 # runs need them to pass the checks this script does not test.  KC_NVCC
-# is this script's to set.
+# and PTXAS are this script's to set.
 if test -x "${KC_TEST_TOP_BUILDDIR:-}/config.status"; then
   eval "set -- $("$KC_TEST_TOP_BUILDDIR/config.status" --config)"
   for a in "$@"; do
     case $a in
-    KC_NVCC=*) ;;
+    KC_NVCC=* | PTXAS=*) ;;
     [A-Za-z_]*=*) export "$a" ;;
     esac
   done
@@ -144,11 +144,12 @@ refused '--with-mpi=: use yes, no, auto or an MPI compiler wrapper (--with-mpi=m
   --with-mpi=
 
 # Stand-ins first on PATH, so that configure finds them wherever the test
-# runs: nvcc and other-nvcc, which do nothing.
+# runs: nvcc, other-nvcc and ptxas, which do nothing.
 mkdir -p "$tmp/bin" &&
   printf '#!/bin/sh\nexit 0\n' >"$tmp/bin/nvcc" &&
   cp "$tmp/bin/nvcc" "$tmp/bin/other-nvcc" &&
-  chmod +x "$tmp/bin/nvcc" "$tmp/bin/other-nvcc" || exit 99
+  cp "$tmp/bin/nvcc" "$tmp/bin/ptxas" &&
+  chmod +x "$tmp/bin/nvcc" "$tmp/bin/other-nvcc" "$tmp/bin/ptxas" || exit 99
 PATH=$tmp/bin:$PATH
 export PATH
 
@@ -164,6 +165,7 @@ if test $rc -eq 0; then
   subst pkgconfigdir '${libdir}/pkgconfig'
   subst KC_NVCC "$tmp/bin/nvcc"
   box "kcc PTX compiler: $tmp/bin/nvcc"
+  subst PTXAS "$tmp/bin/ptxas"
   checked 'for .* option to support OpenMP'
   case " $KC_TEST_BACKENDS " in
   *" openmp "*) box '  openmp   yes' ;;
@@ -178,11 +180,14 @@ if accepted --with-fmoddir=/opt/kc-mod '--with-pkgconfigdir=${libdir}/pc' \
   box '  openmp   no  (disabled by --disable-openmp)'
 fi
 
-# kcc's device pass (--with-nvcc, KC_NVCC).
+# kcc's device pass (--with-nvcc, KC_NVCC) and the tests' ptxas (PTXAS).
 host_only='kcc builds host-only kernels)'
-if accepted --without-nvcc; then
+if accepted --without-nvcc PTXAS=no; then
   subst KC_NVCC ''
   box "kcc PTX compiler: none (disabled by --without-nvcc; $host_only"
+  subst PTXAS ''
+  box 'ptxas for tests:  none (disabled by PTXAS=no; PTX assembly tests will skip)'
+  not_checked 'for ptxas'
 fi
 if accepted KC_NVCC=no; then
   subst KC_NVCC ''
@@ -205,4 +210,6 @@ refused '--with-nvcc contradicts KC_NVCC=no: give one of them' \
   --with-nvcc KC_NVCC=no
 refused "KC_NVCC=$tmp/none/nvcc -O2: there is no program $tmp/none/nvcc (--without-nvcc builds without kcc's device pass)" \
   "KC_NVCC=$tmp/none/nvcc -O2"
+refused "PTXAS=$tmp/none/ptxas: there is no program $tmp/none/ptxas (PTXAS=no: the tests assemble no PTX)" \
+  "PTXAS=$tmp/none/ptxas"
 exit $fail
