@@ -273,6 +273,29 @@ else
   ok "kcc --ptx without a PTX compiler is an error"
 fi
 
+# kcc's configured architecture is kept when the PTX compiler lists it,
+# sm_NN as compute_NN and a variant (a, f) as its base; else the oldest
+# listed replaces it.  Before, a configured sm_90a became compute_75 there.
+mkdir -p arch-bin || exit 99
+cat >arch-bin/nvcc <<'EOF'
+#!/bin/sh
+case $1 in --list-gpu-arch) echo compute_75; echo compute_90 ;; esac
+EOF
+chmod +x arch-bin/nvcc || exit 99
+for pair in compute_70:compute_75 compute_90:compute_90 sm_90:sm_90 \
+  sm_90a:sm_90a compute_90f:compute_90f compute_100f:compute_75; do
+  conf=${pair%:*} want=${pair#*:}
+  sed "s/^kcc_default_arch=.*/kcc_default_arch='$conf'/" "$KCC" >kcc-arch ||
+    exit 99
+  got=$(KC_NVCC=$work/arch-bin/nvcc sh ./kcc-arch --print-config |
+    sed -n 's/^PTX arch *//p')
+  if test "$got" = "$want"; then
+    ok "configured $conf, the PTX compiler lists compute_75 compute_90: $got"
+  else
+    fail "configured $conf, the PTX compiler lists compute_75 compute_90: $got, expected $want"
+  fi
+done
+
 # A plain C compiler builds the same file host-only.
 if $CC -Iinc '-DSK_OFFSET=(2 + 3)' $KC_CPPFLAGS $KC_BUILD_CFLAGS -O2 -Wall \
   -Wextra -Werror -c k.kc.c -o plain.o; then
