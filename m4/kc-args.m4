@@ -27,3 +27,20 @@ AC_DEFUN([KC_ARG_DIR],
       [AC_MSG_ERROR([--without-$1: $3])],
     [[[\\/$]]*], [],
     [AC_MSG_ERROR([--with-$1=$with_$1: DIR must be an absolute path, as for --libdir=DIR])])])])
+
+# KC_ARG_PTX_ARCH(VARIABLE)
+# -------------------------
+# Stops configure unless the value of the shell variable VARIABLE is a PTX
+# architecture as nvcc takes it with -ptx: compute_NN or sm_NN, NN a number
+# without a leading zero, with an a or f after it for the variants
+# (compute_75, sm_90a, compute_100f).  Anything else would reach kcc's
+# nvcc command line, where a blank starts another option.
+AC_DEFUN([KC_ARG_PTX_ARCH],
+[AS_CASE([$$1],
+  [sm_[[1-9]]* | compute_[[1-9]]*],
+    [kc_arch_nn=${$1#*_}
+     kc_arch_nn=${kc_arch_nn%[[af]]}
+     AS_CASE([$kc_arch_nn], [*[[!0-9]]*], [kc_arch_nn=])],
+  [kc_arch_nn=])
+AS_IF([test -z "$kc_arch_nn"],
+  [AC_MSG_ERROR([$1=$$1: use a virtual architecture compute_NN or a GPU sm_NN, with a or f after NN for the variants (compute_75, sm_90a)])])])

@@ -19,13 +19,13 @@ mkdir -p "$tmp/src/include/kc" &&
 # The variables the build tree was configured with (FFI_CFLAGS and
 # FFI_LIBS where libffi lies outside the compiler's paths, CC, CFLAGS...),
 # in the environment, where configure takes them from too: the accepted
-# runs need them to pass the checks this script does not test.  KC_NVCC
-# and PTXAS are this script's to set.
+# runs need them to pass the checks this script does not test.  KC_NVCC,
+# PTXAS and KC_PTX_ARCH are this script's to set.
 if test -x "${KC_TEST_TOP_BUILDDIR:-}/config.status"; then
   eval "set -- $("$KC_TEST_TOP_BUILDDIR/config.status" --config)"
   for a in "$@"; do
     case $a in
-    KC_NVCC=* | PTXAS=*) ;;
+    KC_NVCC=* | PTXAS=* | KC_PTX_ARCH=*) ;;
     [A-Za-z_]*=*) export "$a" ;;
     esac
   done
@@ -45,6 +45,22 @@ refused() {
   shift
   if (cd "$tmp/src" && ./configure CC=/nonexistent/kc-t-configure-cc "$@") \
     >"$tmp/out" 2>&1; then
+    bad "configure $* succeeded; expected: $want"
+  elif grep -qxF "configure: error: $want" "$tmp/out"; then
+    echo "ok: configure $*: $want"
+  else
+    bad "configure $*: expected 'configure: error: $want', got:" \
+      "$(grep 'error' "$tmp/out" | head -n 3)"
+  fi
+}
+
+# refused_late MESSAGE ARGS...: the same for a value configure can only
+# check once it has found what the value is for, after the compiler
+# checks: configure runs with the build's compiler.
+refused_late() {
+  want=$1
+  shift
+  if (cd "$tmp/src" && ./configure --no-create $quick "$@") >"$tmp/out" 2>&1; then
     bad "configure $* succeeded; expected: $want"
   elif grep -qxF "configure: error: $want" "$tmp/out"; then
     echo "ok: configure $*: $want"
@@ -144,12 +160,14 @@ refused '--with-mpi=: use yes, no, auto or an MPI compiler wrapper (--with-mpi=m
   --with-mpi=
 
 # Stand-ins first on PATH, so that configure finds them wherever the test
-# runs: nvcc, other-nvcc and ptxas, which do nothing.
+# runs: nvcc and ptxas that do nothing (an nvcc that lists no
+# architectures), and other-nvcc, which lists compute_75 and compute_90.
 mkdir -p "$tmp/bin" &&
   printf '#!/bin/sh\nexit 0\n' >"$tmp/bin/nvcc" &&
-  cp "$tmp/bin/nvcc" "$tmp/bin/other-nvcc" &&
   cp "$tmp/bin/nvcc" "$tmp/bin/ptxas" &&
-  chmod +x "$tmp/bin/nvcc" "$tmp/bin/other-nvcc" "$tmp/bin/ptxas" || exit 99
+  printf '#!/bin/sh\ntest "x$1" != x--list-gpu-arch || echo "compute_75\ncompute_90"\n' \
+    >"$tmp/bin/other-nvcc" &&
+  chmod +x "$tmp/bin/nvcc" "$tmp/bin/ptxas" "$tmp/bin/other-nvcc" || exit 99
 PATH=$tmp/bin:$PATH
 export PATH
 
@@ -166,16 +184,20 @@ if test $rc -eq 0; then
   subst KC_NVCC "$tmp/bin/nvcc"
   box "kcc PTX compiler: $tmp/bin/nvcc"
   subst PTXAS "$tmp/bin/ptxas"
+  subst KC_PTX_ARCH compute_70
   checked 'for .* option to support OpenMP'
   case " $KC_TEST_BACKENDS " in
   *" openmp "*) box '  openmp   yes' ;;
   esac
 fi
-# Directories given both ways; --disable-openmp.
+# Directories given both ways; --disable-openmp; a PTX architecture
+# (this nvcc lists none, so none is refused for it).
 if accepted --with-fmoddir=/opt/kc-mod '--with-pkgconfigdir=${libdir}/pc' \
-  --enable-werror=no --enable-fortran=no --enable-threads=auto; then
+  --enable-werror=no --enable-fortran=no --enable-threads=auto \
+  KC_PTX_ARCH=compute_100f; then
   subst fmoddir /opt/kc-mod
   subst pkgconfigdir '${libdir}/pc'
+  subst KC_PTX_ARCH compute_100f
   not_checked 'for .* option to support OpenMP'
   box '  openmp   no  (disabled by --disable-openmp)'
 fi
@@ -197,9 +219,13 @@ if accepted KC_NVCC=; then
   subst KC_NVCC ''
   box "kcc PTX compiler: none (disabled by an empty KC_NVCC; $host_only"
 fi
-if accepted "--with-nvcc=$tmp/bin/other-nvcc"; then
+# other-nvcc lists compute_90: sm_90a is its GPU code of that architecture.
+if accepted "--with-nvcc=$tmp/bin/other-nvcc" KC_PTX_ARCH=sm_90a; then
   subst KC_NVCC "$tmp/bin/other-nvcc"
+  subst KC_PTX_ARCH sm_90a
 fi
+refused_late "KC_PTX_ARCH=compute_70: $tmp/bin/other-nvcc does not support it (it lists compute_75 compute_90)" \
+  "--with-nvcc=$tmp/bin/other-nvcc" KC_PTX_ARCH=compute_70
 refused '--with-nvcc=: use yes, no, auto or the compiler (--with-nvcc=/usr/local/cuda/bin/nvcc)' \
   --with-nvcc=
 refused '--without-nvcc contradicts KC_NVCC=/opt/nvcc: give one of them' \
@@ -212,4 +238,8 @@ refused "KC_NVCC=$tmp/none/nvcc -O2: there is no program $tmp/none/nvcc (--witho
   "KC_NVCC=$tmp/none/nvcc -O2"
 refused "PTXAS=$tmp/none/ptxas: there is no program $tmp/none/ptxas (PTXAS=no: the tests assemble no PTX)" \
   "PTXAS=$tmp/none/ptxas"
+arch_use='use a virtual architecture compute_NN or a GPU sm_NN, with a or f after NN for the variants (compute_75, sm_90a)'
+for a in bogus compute_ sm_9x compute_075 sm_90b 'compute_90 -G' 'sm_90;x'; do
+  refused "KC_PTX_ARCH=$a: $arch_use" "KC_PTX_ARCH=$a"
+done
 exit $fail
