@@ -298,6 +298,34 @@ for form in "-iquote q1 -idirafter q2 -iquote q,3" \
     fi
   fi
 done
+# A PTX architecture (KC_PTX_ARCH, --ptx-arch) that is none is refused
+# with the one message configure gives: it went into the PTX compiler's
+# command line, which kcc runs through eval, so "compute_90 -G" added -G
+# there and $(...) ran.  sm_90a is one.
+arch_use='use a virtual architecture compute_NN or a GPU sm_NN, with a or f after NN for the variants (compute_75, sm_90a)'
+for a in 'KC_PTX_ARCH=compute_90 -G' 'KC_PTX_ARCH=sm_90$(touch PWNED-arch)' \
+  --ptx-arch=bogus --ptx-arch=compute_075; do
+  case $a in
+  --*) set -- "$a" && v=KC_PTX_ARCH= ;;
+  *) set -- && v=$a ;;
+  esac
+  if env KC_NVCC=nvcc "$v" $KCC $KC_CPPFLAGS -Iinc "$@" -c k.kc.c \
+    -o arch.o 2>err; then
+    fail "$a was taken"
+  elif test "$(cat err)" = "kcc: error: $a: $arch_use"; then
+    ok "$a is refused"
+  else
+    cat err
+    fail "$a: not the expected error"
+  fi
+done
+: >"$FAKE_NVCC_LOG"
+if KC_NVCC=nvcc KC_PTX_ARCH=sm_90a $KCC $KC_CPPFLAGS -Iinc -c k.kc.c \
+  -o arch.o && grep -qx -- -arch=sm_90a "$FAKE_NVCC_LOG"; then
+  ok "KC_PTX_ARCH=sm_90a reaches the PTX compiler"
+else
+  fail "KC_PTX_ARCH=sm_90a did not reach the PTX compiler"
+fi
 # A missing source is said to be missing, not blamed on the PTX compiler.
 if KC_NVCC=nvcc $KCC -c nope.kc.c 2>err; then
   fail "a missing source compiled"
