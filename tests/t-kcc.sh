@@ -257,14 +257,44 @@ host_only "--ptx-compiler=/nonexistent" nonvcc2.o -- \
   --ptx-compiler=/nonexistent
 test "$(wc -l <host.err)" -eq 1 ||
   fail "--ptx-compiler=/nonexistent: expected one warning line"
-host_only "KC_NVCC empty" nonvcc3.o KC_NVCC= --
-test "$(wc -l <host.err)" -eq 1 || fail "KC_NVCC='': expected one warning line"
-host_only "--no-ptx" noptx.o --  --no-ptx
-if test -s host.err; then
-  fail "--no-ptx printed: $(cat host.err)"
-else
-  ok "--no-ptx is silent"
-fi
+# No device pass asked for: --no-ptx, and KC_NVCC or --ptx-compiler no or
+# empty, as configure takes KC_NVCC: silent.  Before, kcc warned that it
+# found no program "no", or that none was configured.
+for how in "--no-ptx -- --no-ptx" "KC_NVCC=no KC_NVCC=no --" \
+  "KC_NVCC-empty KC_NVCC= --" "--ptx-compiler=no -- --ptx-compiler=no" \
+  "--ptx-compiler= -- --ptx-compiler="; do
+  set -- $how
+  what=$1
+  shift
+  host_only "$what" noptx.o "$@"
+  if test -s host.err; then
+    fail "$what printed: $(cat host.err)"
+  else
+    ok "$what: host-only, silently"
+  fi
+done
+for how in KC_NVCC=no KC_NVCC=; do
+  if env "$how" $KCC --ptx $KC_CPPFLAGS -Iinc k.kc.c -o x.ptx 2>ptx.err; then
+    fail "kcc --ptx with $how succeeded"
+  else
+    case $how in
+    *=no) why="disabled by $how" ;;
+    *) why="disabled by an empty KC_NVCC" ;;
+    esac
+    if test "$(cat ptx.err)" = "kcc: error: --ptx needs a PTX compiler: $why"
+    then
+      ok "kcc --ptx with $how: $why"
+    else
+      fail "kcc --ptx with $how: $(cat ptx.err)"
+    fi
+  fi
+  got=$(env "$how" $KCC --print-config | grep '^PTX compiler')
+  if test "$got" = "PTX compiler  none: $why"; then
+    ok "kcc --print-config with $how: $got"
+  else
+    fail "kcc --print-config with $how: $got"
+  fi
+done
 
 if KC_NVCC=/nonexistent $KCC --ptx $KC_CPPFLAGS -Iinc k.kc.c -o x.ptx \
   2>/dev/null; then
