@@ -342,8 +342,11 @@ int kc_queue_create(kc_queue **out, int device) {
   KC__CHECK_INIT("kc_queue_create");
   if (!out)
     return kc__error(KC_EINVAL, "kc_queue_create: out is NULL");
+  int rc = kc__out_check("kc_queue_create", "out", out, sizeof *out);
+  if (rc < 0)
+    return rc;
   *out = NULL;
-  int rc = kc__enter("kc_queue_create");
+  rc = kc__enter("kc_queue_create");
   if (rc < 0)
     return rc;
   rc = device_arg(device, KC__OPS_HAS(kc__rt.ops, queue_create),
@@ -479,10 +482,13 @@ int kc_queue_device(kc_queue *q, int *device) {
   KC__CHECK_INIT("kc_queue_device");
   if (!device)
     return kc__error(KC_EINVAL, "kc_queue_device: device is NULL");
+  int rc = kc__out_check("kc_queue_device", "device", device, sizeof *device);
+  if (rc < 0)
+    return rc;
   int in = enter_nowait("kc_queue_device");
   if (in < 0)
     return in;
-  int rc = queue_arg(q, "kc_queue_device");
+  rc = queue_arg(q, "kc_queue_device");
   if (rc == 0)
     *device = q ? q->device : kc__rt.cfg.device;
   leave_nowait(in);
@@ -548,8 +554,11 @@ int kc_event_create(kc_event **out) {
   KC__CHECK_INIT("kc_event_create");
   if (!out)
     return kc__error(KC_EINVAL, "kc_event_create: out is NULL");
+  int rc = kc__out_check("kc_event_create", "out", out, sizeof *out);
+  if (rc < 0)
+    return rc;
   *out = NULL;
-  int rc = kc__enter("kc_event_create");
+  rc = kc__enter("kc_event_create");
   if (rc < 0)
     return rc;
   void *be = NULL;
@@ -709,6 +718,8 @@ int kc_event_elapsed(kc_event *start, kc_event *end, double *ms) {
     return rc;
   if (!ms)
     return kc__error(KC_EINVAL, "kc_event_elapsed: ms is NULL");
+  if ((rc = kc__out_check("kc_event_elapsed", "ms", ms, sizeof *ms)) < 0)
+    return rc;
   KC__CHECK_INIT("kc_event_elapsed");
   int in = entered_event("kc_event_elapsed", start, NULL);
   if (in < 0)
@@ -753,7 +764,10 @@ int kc_malloc_on(void **out, size_t bytes, kc_space space, int device,
 int kc_pointer_device(const void *p, int *device) {
   if (!device)
     return kc__error(KC_EINVAL, "kc_pointer_device: device is NULL");
-  int rc = kc__enter("kc_pointer_device");
+  int rc = kc__out_check("kc_pointer_device", "device", device, sizeof *device);
+  if (rc < 0)
+    return rc;
+  rc = kc__enter("kc_pointer_device");
   if (rc < 0)
     return rc;
   int found = kc__memory_device_of(p, device);

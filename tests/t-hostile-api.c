@@ -708,6 +708,23 @@ static int case_out_room(void *arg) {
   KC_CHECK_ERR(kc_get_info((kc_info *)(void *)small), KC_EINVAL);
   KC_CHECK_ERR(kc_mirror_create((kc_mirror **)(void *)small, 8, "m"),
                KC_EINVAL);
+  /* The queue calls' outputs (a handle, a device, milliseconds) too: they
+   * wrote past the end of `small` and returned 0. */
+  kc_event *ev = NULL;
+  KC_REQUIRE_OK(kc_event_create(&ev));
+  KC_CHECK_OK(kc_event_record(ev, NULL));
+  KC_CHECK_ERR(kc_queue_create((kc_queue **)(void *)small, 0), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "kc_queue_create: out");
+  KC_CHECK_ERR(kc_event_create((kc_event **)(void *)small), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "kc_event_create: out");
+  KC_CHECK_ERR(kc_event_elapsed(ev, ev, (double *)(void *)small), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "kc_event_elapsed: ms");
+  KC_CHECK_ERR(kc_queue_device(NULL, (int *)(void *)(small + 2)), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "kc_queue_device: device");
+  KC_CHECK_ERR(kc_pointer_device(small, (int *)(void *)(small + 2)), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "kc_pointer_device: device");
+  KC_CHECK_OK(kc_queue_device(NULL, (int *)(void *)small));
+  KC_CHECK_OK(kc_event_destroy(ev));
   /* A kc_info in a kc allocation of its size is fine; one byte later it
    * is not. */
   kc_info *info = (kc_info *)(void *)big;
@@ -722,6 +739,9 @@ static int case_out_room(void *arg) {
     KC_REQUIRE_OK(kc_malloc(&dev, 4096, KC_SPACE_DEVICE, "device"));
     KC_CHECK_ERR(kc_pointer_info(big, (kc_alloc_info *)dev), KC_EINVAL);
     KC_CHECK_ERR(kc_malloc((void **)dev, 8, KC_SPACE_HOST, "x"), KC_EINVAL);
+    KC_CHECK_ERR(kc_queue_create((kc_queue **)dev, 0), KC_EINVAL);
+    KC_CHECK_ERR(kc_event_create((kc_event **)dev), KC_EINVAL);
+    KC_CHECK_ERR(kc_queue_device(NULL, (int *)dev), KC_EINVAL);
     KC_CHECK_OK(kc_free(dev));
   }
   KC_CHECK_OK(kc_free(small));

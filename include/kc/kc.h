@@ -21,10 +21,12 @@
  *    kc_mirror_destroy of a mirror after the last kc_finalize frees its
  *    handle (0).
  *  - An output argument that points into a kc allocation (kc_malloc's
- *    out, kc_get_info, kc_pointer_info, kc_mirror_create, a reduction's
- *    result, a scan's total) must have room for what kc writes between
- *    the pointer and the allocation's end, and one that kc writes on the
- *    host must not be device memory: KC_EINVAL otherwise.
+ *    out, kc_get_info, kc_pointer_info, kc_mirror_create, the out of
+ *    kc_queue_create and kc_event_create, the device of kc_queue_device
+ *    and kc_pointer_device, kc_event_elapsed's ms, a reduction's result, a
+ *    scan's total) must have room for what kc writes between the pointer
+ *    and the allocation's end, and one that kc writes on the host must not
+ *    be device memory: KC_EINVAL otherwise.
  *  - Calls are thread safe.  Launches from several threads are serialised on
  *    the backend's one queue (stream); their order is the order in which the
  *    calls entered kc.
