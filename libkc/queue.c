@@ -25,7 +25,17 @@
  *
  * Every read of an object's fields but its (atomic) magic happens between
  * kc__enter and kc__leave: the last kc_finalize writes them
- * (kc__queues_release) once no call is inside. */
+ * (kc__queues_release) once no call is inside.
+ *
+ * Pins: a call that hands a queue's or an event's backend handle to a slot
+ * holds a pin on the object (under qlock, taken only while it is live), so
+ * that a destroy in another thread does not release the handle under a
+ * slot still using it (queue_fence and event_synchronize run without the
+ * runtime lock and may wait long; cuda's then read a freed stream or
+ * event).  kc_queue_destroy waits for the queue's pins, as it waits for
+ * its work; kc_event_destroy never waits: the last pin's holder releases
+ * a dead event.  Launches and copies on a queue take no pin: a queue must
+ * not be destroyed while another thread submits to it (kc.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +57,7 @@ struct kc_queue {
   _Atomic unsigned magic;
   int device;
   unsigned instance;   /* 2, 3, ...: the Kokkos Tools instance (profiling.h) */
-  unsigned pins;       /* tool fences in progress (under qlock) */
+  unsigned pins;       /* fences in progress (under qlock) */
   void *bq;            /* the backend's queue (queue slots), or NULL */
   kc_queue *next;      /* all queues ever made (live or on the free list) */
   kc_queue *next_dead; /* the dead FIFO (under qlock) */
@@ -55,6 +65,7 @@ struct kc_queue {
 
 struct kc_event {
   _Atomic unsigned magic;
+  unsigned pins; /* calls using `be` (under qlock) */
   int recorded;
   double t_ms; /* no queue slots: CLOCK_MONOTONIC when recorded */
   void *be;    /* the backend's event (queue slots), or NULL */
@@ -197,6 +208,30 @@ static int event_check(const kc_event *e, const char *fn) {
 /* A queue argument: NULL is the default queue. */
 static int queue_arg(const kc_queue *q, const char *fn) {
   return q ? kc__queue_check(q, fn) : 0;
+}
+
+/* Pins queue q (NULL: the default queue, nothing to pin) while it is live:
+ * 0, or KC_EINVAL.  Inside kc__enter. */
+static int queue_pin(kc_queue *q, const char *fn) {
+  if (!q)
+    return 0;
+  pthread_mutex_lock(&qlock);
+  const int live = q->magic == QUEUE_MAGIC;
+  if (live)
+    q->pins++;
+  pthread_mutex_unlock(&qlock);
+  return live ? 0
+              : kc__error(KC_EINVAL, "%s: %p is not a live kc queue", fn,
+                          (void *)q);
+}
+
+static void queue_unpin(kc_queue *q) {
+  if (!q)
+    return;
+  pthread_mutex_lock(&qlock);
+  if (--q->pins == 0)
+    pthread_cond_broadcast(&unpinned);
+  pthread_mutex_unlock(&qlock);
 }
 
 /* kc__enter for the calls that never wait, which also work from inside a
@@ -422,10 +457,7 @@ int kc__queue_tools_fence(uint32_t devid, int *rc) {
     *rc = queue_fence_entered(found, "kc_queue_fence");
     kc__leave();
   }
-  pthread_mutex_lock(&qlock);
-  if (--found->pins == 0)
-    pthread_cond_broadcast(&unpinned);
-  pthread_mutex_unlock(&qlock);
+  queue_unpin(found);
   return 1;
 }
 
@@ -436,7 +468,12 @@ int kc_queue_fence(kc_queue *q) {
   rc = kc__enter("kc_queue_fence");
   if (rc < 0)
     return rc;
-  rc = queue_fence_entered(q, "kc_queue_fence");
+  /* Checked again inside: the last kc_finalize may have released it. */
+  rc = queue_pin(q, "kc_queue_fence");
+  if (rc == 0) {
+    rc = queue_fence_entered(q, "kc_queue_fence");
+    queue_unpin(q);
+  }
   kc__leave();
   return rc;
 }
@@ -454,19 +491,31 @@ int kc_queue_destroy(kc_queue *q) {
   rc = kc__enter("kc_queue_destroy");
   if (rc < 0)
     return rc;
+  /* Pinned through its own fence: another thread's destroy of the same
+   * queue meanwhile waits for it. */
+  int rc2 = queue_pin(q, "kc_queue_destroy");
+  if (rc2 < 0) {
+    kc__leave();
+    return rc2;
+  }
   rc = queue_fence_entered(q, "kc_queue_destroy");
-  unsigned live = QUEUE_MAGIC;
-  if (!atomic_compare_exchange_strong(&q->magic, &live, QUEUE_DYING)) {
+  /* Fences of this queue in other threads (kc_queue_fence, a tool's, or
+   * the fence of another kc_queue_destroy) pinned it while it was live:
+   * the backend's queue stays until they are done. */
+  pthread_mutex_lock(&qlock);
+  const int won = q->magic == QUEUE_MAGIC;
+  if (won)
+    atomic_store(&q->magic, QUEUE_DYING);
+  if (--q->pins == 0)
+    pthread_cond_broadcast(&unpinned);
+  while (won && q->pins)
+    pthread_cond_wait(&unpinned, &qlock);
+  pthread_mutex_unlock(&qlock);
+  if (!won) {
     kc__leave();
     return kc__error(KC_EINVAL, "kc_queue_destroy: %p is not a live kc queue",
                      (void *)q);
   }
-  /* A tool's fence of this queue (kc__queue_tools_fence) pinned it while
-   * it was live: the backend's queue stays until that fence is done. */
-  pthread_mutex_lock(&qlock);
-  while (q->pins)
-    pthread_cond_wait(&unpinned, &qlock);
-  pthread_mutex_unlock(&qlock);
   if (q->bq)
     BACKEND(KC__SLOT_VOID(kc__rt.ops->queue_destroy(kc__rt.state, q->bq)));
   q->bq = NULL;
@@ -587,27 +636,76 @@ int kc_event_create(kc_event **out) {
   return rc;
 }
 
+/* A dead event's backend handle goes, and the object joins the dead FIFO;
+ * inside kc__enter, no lock held. */
+static void event_release(kc_event *e, void *be) {
+  if (be)
+    BACKEND(KC__SLOT_VOID(kc__rt.ops->event_destroy(kc__rt.state, be)));
+  pthread_mutex_lock(&qlock);
+  atomic_store(&e->magic, 0u);
+  event_died(e);
+  pthread_mutex_unlock(&qlock);
+}
+
+/* The backend handle of event e for `fn`, pinned (event_unpin when done)
+ * where there is one, while e is live: 0 (*be NULL without a backend
+ * event), KC_EINVAL, or, from inside a kernel (`entered` 0, enter_nowait),
+ * the refusal of every call that would use a backend slot there. */
+static int event_pin(kc_event *e, int entered, const char *fn, void **be) {
+  pthread_mutex_lock(&qlock);
+  const int live = e->magic == EVENT_MAGIC;
+  *be = live ? e->be : NULL;
+  if (*be && entered)
+    e->pins++;
+  pthread_mutex_unlock(&qlock);
+  if (!live)
+    return kc__error(KC_EINVAL, "%s: %p is not a live kc event", fn, (void *)e);
+  if (*be && !entered) {
+    *be = NULL;
+    return kc__nested(fn);
+  }
+  return 0;
+}
+
+/* Ends a pin of event_pin; the last one of a destroyed event releases it. */
+static void event_unpin(kc_event *e) {
+  void *be = NULL;
+  pthread_mutex_lock(&qlock);
+  const int last = --e->pins == 0 && e->magic == EVENT_DYING;
+  if (last) {
+    be = e->be;
+    e->be = NULL;
+  }
+  pthread_mutex_unlock(&qlock);
+  if (last)
+    event_release(e, be);
+}
+
+/* Another thread's call may still use the event's backend handle (a pin):
+ * the last of them releases it, so this never waits. */
 int kc_event_destroy(kc_event *e) {
   int rc = event_check(e, "kc_event_destroy");
   if (rc < 0)
     return rc;
   if ((rc = kc__enter("kc_event_destroy")) < 0)
     return rc;
-  unsigned live = EVENT_MAGIC;
-  if (!atomic_compare_exchange_strong(&e->magic, &live, EVENT_DYING)) {
-    kc__leave();
-    return kc__error(KC_EINVAL, "kc_event_destroy: %p is not a live kc event",
-                     (void *)e);
-  }
-  if (e->be) {
-    BACKEND(KC__SLOT_VOID(kc__rt.ops->event_destroy(kc__rt.state, e->be)));
+  void *be = NULL;
+  pthread_mutex_lock(&qlock);
+  const int live = e->magic == EVENT_MAGIC;
+  const int now = live && e->pins == 0;
+  if (live)
+    atomic_store(&e->magic, EVENT_DYING);
+  if (now) {
+    be = e->be;
     e->be = NULL;
   }
-  pthread_mutex_lock(&qlock);
-  atomic_store(&e->magic, 0u);
-  event_died(e);
   pthread_mutex_unlock(&qlock);
+  if (now)
+    event_release(e, be);
   kc__leave();
+  if (!live)
+    return kc__error(KC_EINVAL, "kc_event_destroy: %p is not a live kc event",
+                     (void *)e);
   return 0;
 }
 
@@ -620,11 +718,16 @@ int kc_event_record(kc_event *e, kc_queue *q) {
   rc = kc__enter("kc_event_record");
   if (rc < 0)
     return rc;
+  /* Checked again inside: the last kc_finalize may have released them. */
+  void *be = NULL;
+  rc = event_pin(e, 1, "kc_event_record", &be);
+  if (rc == 0)
+    rc = queue_arg(q, "kc_event_record");
   double t = 0;
-  if (e->be) {
-    BACKEND(rc = KC__SLOT(kc__rt.ops->event_record(kc__rt.state, e->be,
+  if (rc == 0 && be) {
+    BACKEND(rc = KC__SLOT(kc__rt.ops->event_record(kc__rt.state, be,
                                                    kc__queue_backend(q))));
-  } else {
+  } else if (rc == 0) {
     rc = backend_fence();
     t = now_ms();
   }
@@ -635,6 +738,8 @@ int kc_event_record(kc_event *e, kc_queue *q) {
     e->recorded = 1;
     pthread_mutex_unlock(&qlock);
   }
+  if (be)
+    event_unpin(e);
   kc__leave();
   return rc;
 }
@@ -656,10 +761,6 @@ static int entered_event(const char *fn, const kc_event *e, const kc_queue *q) {
   return in;
 }
 
-/* A backend event slot from where enter_nowait did not enter (a kernel):
- * refused as every waiting call is there. */
-#define EVENT_SLOT_OK(in, fn) ((in) ? 0 : kc__nested(fn))
-
 int kc_event_wait(kc_queue *q, kc_event *e) {
   int rc = event_check(e, "kc_event_wait");
   if (rc == 0)
@@ -672,9 +773,13 @@ int kc_event_wait(kc_queue *q, kc_event *e) {
     return in;
   /* Without a backend event, recorded events are complete
    * (kc_event_record fenced). */
-  if (e->be && (rc = EVENT_SLOT_OK(in, "kc_event_wait")) == 0)
+  void *be = NULL;
+  rc = event_pin(e, in, "kc_event_wait", &be);
+  if (be) {
     BACKEND(rc = KC__SLOT(kc__rt.ops->event_wait(kc__rt.state,
-                                                 kc__queue_backend(q), e->be)));
+                                                 kc__queue_backend(q), be)));
+    event_unpin(e);
+  }
   leave_nowait(in);
   return rc;
 }
@@ -687,9 +792,14 @@ int kc_event_synchronize(kc_event *e) {
   int in = entered_event("kc_event_synchronize", e, NULL);
   if (in < 0)
     return in;
-  /* Without the runtime lock (backend.h): other threads submit meanwhile. */
-  if (e->be && (rc = EVENT_SLOT_OK(in, "kc_event_synchronize")) == 0)
-    rc = KC__SLOT(kc__rt.ops->event_synchronize(kc__rt.state, e->be));
+  /* Without the runtime lock (backend.h): other threads submit meanwhile,
+   * and may destroy the event (the pin keeps its handle). */
+  void *be = NULL;
+  rc = event_pin(e, in, "kc_event_synchronize", &be);
+  if (be) {
+    rc = KC__SLOT(kc__rt.ops->event_synchronize(kc__rt.state, be));
+    event_unpin(e);
+  }
   leave_nowait(in);
   return rc;
 }
@@ -702,10 +812,14 @@ int kc_event_query(kc_event *e) {
   int in = entered_event("kc_event_query", e, NULL);
   if (in < 0)
     return in;
-  rc = 1;
-  if (e->be && (rc = EVENT_SLOT_OK(in, "kc_event_query")) == 0)
-    BACKEND(rc =
-                KC__SLOT_UPTO(kc__rt.ops->event_query(kc__rt.state, e->be), 1));
+  void *be = NULL;
+  rc = event_pin(e, in, "kc_event_query", &be);
+  if (rc == 0)
+    rc = 1;
+  if (be) {
+    BACKEND(rc = KC__SLOT_UPTO(kc__rt.ops->event_query(kc__rt.state, be), 1));
+    event_unpin(e);
+  }
   leave_nowait(in);
   return rc;
 }
@@ -724,25 +838,31 @@ int kc_event_elapsed(kc_event *start, kc_event *end, double *ms) {
   int in = entered_event("kc_event_elapsed", start, NULL);
   if (in < 0)
     return in;
-  if ((rc = event_check(end, "kc_event_elapsed")) < 0) {
-    leave_nowait(in);
-    return rc;
+  void *b0 = NULL, *b1 = NULL;
+  rc = event_pin(start, in, "kc_event_elapsed", &b0);
+  if (rc == 0)
+    rc = event_pin(end, in, "kc_event_elapsed", &b1);
+  if (rc == 0) {
+    pthread_mutex_lock(&qlock);
+    const int recorded = start->recorded && end->recorded;
+    const char *never = start->recorded ? "end" : "start";
+    const double t = end->t_ms - start->t_ms;
+    pthread_mutex_unlock(&qlock);
+    if (!recorded)
+      rc = kc__error(KC_EINVAL,
+                     "kc_event_elapsed: the %s event was never "
+                     "recorded",
+                     never);
+    else if (!b0 || !b1)
+      *ms = t;
+    else
+      BACKEND(
+          rc = KC__SLOT(kc__rt.ops->event_elapsed(kc__rt.state, b0, b1, ms)));
   }
-  pthread_mutex_lock(&qlock);
-  const int recorded = start->recorded && end->recorded;
-  const char *never = start->recorded ? "end" : "start";
-  const double t = end->t_ms - start->t_ms;
-  pthread_mutex_unlock(&qlock);
-  if (!recorded)
-    rc = kc__error(KC_EINVAL,
-                   "kc_event_elapsed: the %s event was never "
-                   "recorded",
-                   never);
-  else if (!start->be || !end->be)
-    *ms = t;
-  else if ((rc = EVENT_SLOT_OK(in, "kc_event_elapsed")) == 0)
-    BACKEND(rc = KC__SLOT(kc__rt.ops->event_elapsed(kc__rt.state, start->be,
-                                                    end->be, ms)));
+  if (b0)
+    event_unpin(start);
+  if (b1)
+    event_unpin(end);
   leave_nowait(in);
   return rc;
 }

@@ -722,11 +722,96 @@ static int shared_event(void *arg) {
   return fails != 0;
 }
 
+/* A queue or an event destroyed while another thread waits for it
+ * (kc_queue_fence, kc_event_synchronize), and one queue destroyed by two
+ * threads at once: every call returns as if alone (the queue's destroy
+ * waits for the fence, the event's does not wait), one of the two
+ * destroys is refused, and the backend's handle outlives each wait.  The
+ * backend slots of those waits run without the runtime lock: the core
+ * released the handle under them (cuda read a freed stream or event).
+ * KC_TEST_SLOTS_WAIT_MS makes each wait of the slots test plugin
+ * (t-queue-slots.sh) take that long, so that the destroys come while the
+ * slot waits; it checks that its handles outlive the waits. */
+typedef struct waiter {
+  kc_queue *q;
+  kc_event *e;
+  int rc;
+} waiter;
+
+static void *fence_queue(void *arg) {
+  waiter *w = arg;
+  w->rc = kc_queue_fence(w->q);
+  return NULL;
+}
+
+static void *destroy_queue(void *arg) {
+  waiter *w = arg;
+  w->rc = kc_queue_destroy(w->q);
+  return NULL;
+}
+
+static void *sync_event(void *arg) {
+  waiter *w = arg;
+  w->rc = kc_event_synchronize(w->e);
+  return NULL;
+}
+
+/* Runs fn(w) on a thread, and `then` on this one 100 ms later; the
+ * thread's result is w->rc. */
+static int meanwhile(void *(*fn)(void *), waiter *w, int (*then)(waiter *)) {
+  pthread_t t;
+  w->rc = -999;
+  if (pthread_create(&t, NULL, fn, w) != 0)
+    return -999;
+  struct timespec nap = {0, 100 * 1000 * 1000};
+  nanosleep(&nap, NULL);
+  int rc = then(w);
+  pthread_join(t, NULL);
+  return rc;
+}
+
+static int then_destroy_queue(waiter *w) { return kc_queue_destroy(w->q); }
+static int then_destroy_event(waiter *w) { return kc_event_destroy(w->e); }
+
+static int destroy_while_waited(void *arg) {
+  (void)arg;
+  setenv("KC_TEST_SLOTS_WAIT_MS", "300", 1);
+  if (start())
+    return 1;
+  int fails = 0;
+  waiter w = {NULL, NULL, 0};
+  fails += kc_queue_create(&w.q, 0) != 0 || kc_event_create(&w.e) != 0;
+  fails += kc_event_record(w.e, w.q) != 0;
+  int rc = meanwhile(sync_event, &w, then_destroy_event);
+  if (rc != 0 || w.rc != 0)
+    printf("event destroyed while synchronized: destroy %d, synchronize "
+           "%d\n",
+           rc, w.rc);
+  fails += rc != 0 || w.rc != 0;
+  fails += kc_event_query(w.e) != KC_EINVAL;
+  rc = meanwhile(fence_queue, &w, then_destroy_queue);
+  if (rc != 0 || w.rc != 0)
+    printf("queue destroyed while fenced: destroy %d, fence %d\n", rc, w.rc);
+  fails += rc != 0 || w.rc != 0;
+  fails += kc_queue_fence(w.q) != KC_EINVAL;
+  fails += kc_queue_create(&w.q, 0) != 0;
+  rc = meanwhile(destroy_queue, &w, then_destroy_queue);
+  if ((rc == 0) + (w.rc == 0) != 1 || (rc != 0 && rc != KC_EINVAL) ||
+      (w.rc != 0 && w.rc != KC_EINVAL))
+    printf("queue destroyed by two threads: %d and %d\n", rc, w.rc);
+  fails += (rc == 0) + (w.rc == 0) != 1;
+  fails += kc_finalize() != 0;
+  if (fails)
+    printf("destroy_while_waited: %d wrong answer(s)\n", fails);
+  return fails != 0;
+}
+
 int main(void) {
   KC_ISOLATE(hostile_handles, NULL, 60);
   KC_ISOLATE(stale_handles, NULL, 120);
   KC_ISOLATE(finalize_races, NULL, 120);
   KC_ISOLATE(shared_event, NULL, 60);
+  KC_ISOLATE(destroy_while_waited, NULL, 60);
   kc_test_init_backend();
   test_devices();
   test_every_device();

@@ -295,7 +295,10 @@ KC_API int kc_pointer_device(const void *p, int *device);
  * the one all earlier kc calls use.  doc/queues.md says what is
  * asynchronous on which backend.  Every queue call may be made by any
  * application thread; several threads may each drive their own queue at
- * once.  A queue must not be destroyed while another thread submits to it.
+ * once.  A queue must not be destroyed while another thread submits to it
+ * (launches, copies, fills, kc_event_record and kc_event_wait on it); it
+ * may be while other threads wait for it (kc_queue_fence): the destroy
+ * waits for them too.
  * From inside a kernel the calls that could wait (kc_queue_create,
  * _destroy, _fence, kc_event_record, kc_memcpy_on, kc_memset_on,
  * kc_malloc_on) return KC_EINVAL.  A backend with queue slots (cuda) runs
@@ -341,7 +344,10 @@ typedef struct kc_event kc_event;
 /* Creates an event.  Errors: KC_EINVAL (out NULL), KC_ENOMEM, KC_ENOINIT. */
 KC_API int kc_event_create(kc_event **out);
 /* Destroys an event (pending work it marks is not waited for).  The
- * handle is dead after; a later use is KC_EINVAL. */
+ * handle is dead after; a later use is KC_EINVAL.  Other threads may be
+ * using it meanwhile (kc_event_synchronize, _query, _wait ...): each such
+ * call ends as it would have without the destroy, and kc frees the
+ * backend's event after the last of them, without waiting for them here. */
 KC_API int kc_event_destroy(kc_event *e);
 /* Records `e` after the work submitted to `q` so far (NULL: default
  * queue); a recorded event is recorded anew.  Errors: KC_EINVAL. */
