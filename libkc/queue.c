@@ -462,6 +462,7 @@ int kc__queue_tools_fence(uint32_t devid, int *rc) {
 }
 
 int kc_queue_fence(kc_queue *q) {
+  KC__CHECK_INIT("kc_queue_fence");
   int rc = queue_arg(q, "kc_queue_fence");
   if (rc < 0)
     return rc;
@@ -482,6 +483,7 @@ int kc_queue_fence(kc_queue *q) {
  * live); an error of the queue's asynchronous work is returned after the
  * queue is destroyed. */
 int kc_queue_destroy(kc_queue *q) {
+  KC__CHECK_INIT("kc_queue_destroy");
   if (!q)
     return kc__error(KC_EINVAL, "kc_queue_destroy: queue is NULL (the "
                                 "default queue cannot be destroyed)");
@@ -684,6 +686,7 @@ static void event_unpin(kc_event *e) {
 /* Another thread's call may still use the event's backend handle (a pin):
  * the last of them releases it, so this never waits. */
 int kc_event_destroy(kc_event *e) {
+  KC__CHECK_INIT("kc_event_destroy");
   int rc = event_check(e, "kc_event_destroy");
   if (rc < 0)
     return rc;
@@ -710,6 +713,7 @@ int kc_event_destroy(kc_event *e) {
 }
 
 int kc_event_record(kc_event *e, kc_queue *q) {
+  KC__CHECK_INIT("kc_event_record");
   int rc = event_check(e, "kc_event_record");
   if (rc == 0)
     rc = queue_arg(q, "kc_event_record");
@@ -762,12 +766,12 @@ static int entered_event(const char *fn, const kc_event *e, const kc_queue *q) {
 }
 
 int kc_event_wait(kc_queue *q, kc_event *e) {
+  KC__CHECK_INIT("kc_event_wait");
   int rc = event_check(e, "kc_event_wait");
   if (rc == 0)
     rc = queue_arg(q, "kc_event_wait");
   if (rc < 0)
     return rc;
-  KC__CHECK_INIT("kc_event_wait");
   int in = entered_event("kc_event_wait", e, q);
   if (in < 0)
     return in;
@@ -785,10 +789,10 @@ int kc_event_wait(kc_queue *q, kc_event *e) {
 }
 
 int kc_event_synchronize(kc_event *e) {
+  KC__CHECK_INIT("kc_event_synchronize");
   int rc = event_check(e, "kc_event_synchronize");
   if (rc < 0)
     return rc;
-  KC__CHECK_INIT("kc_event_synchronize");
   int in = entered_event("kc_event_synchronize", e, NULL);
   if (in < 0)
     return in;
@@ -805,10 +809,10 @@ int kc_event_synchronize(kc_event *e) {
 }
 
 int kc_event_query(kc_event *e) {
+  KC__CHECK_INIT("kc_event_query");
   int rc = event_check(e, "kc_event_query");
   if (rc < 0)
     return rc;
-  KC__CHECK_INIT("kc_event_query");
   int in = entered_event("kc_event_query", e, NULL);
   if (in < 0)
     return in;
@@ -825,6 +829,7 @@ int kc_event_query(kc_event *e) {
 }
 
 int kc_event_elapsed(kc_event *start, kc_event *end, double *ms) {
+  KC__CHECK_INIT("kc_event_elapsed");
   int rc = event_check(start, "kc_event_elapsed");
   if (rc == 0)
     rc = event_check(end, "kc_event_elapsed");
@@ -834,7 +839,6 @@ int kc_event_elapsed(kc_event *start, kc_event *end, double *ms) {
     return kc__error(KC_EINVAL, "kc_event_elapsed: ms is NULL");
   if ((rc = kc__out_check("kc_event_elapsed", "ms", ms, sizeof *ms)) < 0)
     return rc;
-  KC__CHECK_INIT("kc_event_elapsed");
   int in = entered_event("kc_event_elapsed", start, NULL);
   if (in < 0)
     return in;
@@ -882,6 +886,7 @@ int kc_malloc_on(void **out, size_t bytes, kc_space space, int device,
 }
 
 int kc_pointer_device(const void *p, int *device) {
+  KC__CHECK_INIT("kc_pointer_device");
   if (!device)
     return kc__error(KC_EINVAL, "kc_pointer_device: device is NULL");
   int rc = kc__out_check("kc_pointer_device", "device", device, sizeof *device);

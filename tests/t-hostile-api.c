@@ -111,6 +111,10 @@ static int end(void) {
 /* ------------------------------------------ not initialised (before / after)
  */
 
+/* A queue and an event made before the last kc_finalize, or NULL. */
+static kc_queue *dead_q;
+static kc_event *dead_e;
+
 static void expect_noinit(void) {
   char buf[64];
   void *p = NULL;
@@ -148,6 +152,21 @@ static void expect_noinit(void) {
   KC_CHECK_ERR(kc_queue_create(NULL, 0), KC_ENOINIT);
   KC_CHECK_ERR(kc_event_create(NULL), KC_ENOINIT);
   KC_CHECK_ERR(kc_queue_device(NULL, NULL), KC_ENOINIT);
+  /* The queue and event calls given no handle, or a dead one (left by
+   * case_after_finalize): they checked it first (KC_EINVAL). */
+  KC_CHECK_ERR(kc_queue_destroy(dead_q), KC_ENOINIT);
+  KC_CHECK_ERR(kc_queue_fence(dead_q), KC_ENOINIT);
+  KC_CHECK_ERR(kc_queue_fence(NULL), KC_ENOINIT);
+  KC_CHECK_ERR(kc_memcpy_on(dead_q, buf, buf + 32, 8), KC_ENOINIT);
+  KC_CHECK_ERR(kc_memset_on(dead_q, buf, 0, 8), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_destroy(dead_e), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_record(dead_e, dead_q), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_wait(dead_q, dead_e), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_synchronize(dead_e), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_query(dead_e), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_elapsed(dead_e, dead_e, NULL), KC_ENOINIT);
+  KC_CHECK_ERR(kc_malloc_on(&p, 16, KC_SPACE_HOST, 0, "x"), KC_ENOINIT);
+  KC_CHECK_ERR(kc_pointer_device(buf, NULL), KC_ENOINIT);
   KC_CHECK_ERR(kc_mirror_clear_sync_state(NULL), KC_ENOINIT);
   KC_CHECK_ERR(kc_mirror_create(&m, 64, "m"), KC_ENOINIT);
   KC_CHECK(m == NULL);
@@ -194,6 +213,9 @@ static int case_after_finalize(void *arg) {
   kc_mirror *m = NULL;
   KC_CHECK_OK(kc_malloc(&p, 64, KC_SPACE_DEVICE, "left live"));
   KC_CHECK_OK(kc_mirror_create(&m, 64, "left live"));
+  KC_CHECK_OK(kc_queue_create(&dead_q, 0));
+  KC_CHECK_OK(kc_event_create(&dead_e));
+  KC_CHECK_OK(kc_event_record(dead_e, dead_q));
   KC_CHECK_OK(kc_finalize());
   expect_noinit();
   /* What was live at finalize is gone. */
@@ -205,6 +227,9 @@ static int case_after_finalize(void *arg) {
   /* And kc comes back. */
   KC_CHECK_OK(kc_init());
   KC_CHECK_ERR(kc_free(p), KC_ENOTKC);
+  /* Back up, the queue and the event kc_finalize destroyed are dead. */
+  KC_CHECK_ERR(kc_queue_fence(dead_q), KC_EINVAL);
+  KC_CHECK_ERR(kc_event_query(dead_e), KC_EINVAL);
   return end();
 }
 
