@@ -298,10 +298,12 @@ KC_API int kc_pointer_device(const void *p, int *device);
  * once.  A queue must not be destroyed while another thread submits to it
  * (launches, copies, fills, kc_event_record and kc_event_wait on it); it
  * may be while other threads wait for it (kc_queue_fence): the destroy
- * waits for them too.
- * From inside a kernel the calls that could wait (kc_queue_create,
- * _destroy, _fence, kc_event_record, kc_memcpy_on, kc_memset_on,
- * kc_malloc_on) return KC_EINVAL.  A backend with queue slots (cuda) runs
+ * waits for them too.  From inside a kernel the calls that could wait or
+ * take the runtime's lock (kc_queue_create, _destroy, _fence,
+ * kc_event_create, _destroy, _record, kc_memcpy_on, kc_memset_on,
+ * kc_malloc_on, kc_pointer_device) return KC_EINVAL; kc_queue_device,
+ * kc_event_query, _wait, _synchronize and _elapsed work there on a host
+ * backend (nothing to wait for).  A backend with queue slots (cuda) runs
  * each queue on a stream of its own, so queues overlap; the others run
  * every queue on their default one, in order (doc/queues.md). */
 typedef struct kc_queue kc_queue;
