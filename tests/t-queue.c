@@ -10,6 +10,8 @@
  * one sees a flag a kernel on the other sets, and reductions on both at
  * once each get their own result. */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -808,12 +810,66 @@ static int destroy_while_waited(void *arg) {
   return fails != 0;
 }
 
+/* Events used by two threads (query, wait, record, elapsed) while this
+ * one destroys each after a moment and hands them the next: each call
+ * works or says KC_EINVAL.  The calls read the event's backend handle
+ * before the runtime lock, and a destroy in between handed the slot NULL
+ * (the slots test plugin: "event_query: was given NULL"). */
+static kc_event *_Atomic current_event;
+static atomic_int users_stop;
+
+static void *use_events(void *arg) {
+  (void)arg;
+  long bad = 0;
+  while (!atomic_load(&users_stop)) {
+    kc_event *e = atomic_load(&current_event);
+    double ms = -1;
+    int q = kc_event_query(e), w = kc_event_wait(NULL, e);
+    int r = kc_event_record(e, NULL), t = kc_event_elapsed(e, e, &ms);
+    bad += (q != 1 && q != 0 && q != KC_EINVAL) + (w != 0 && w != KC_EINVAL) +
+           (r != 0 && r != KC_EINVAL) + (t != 0 && t != KC_EINVAL);
+  }
+  return (void *)(intptr_t)bad;
+}
+
+static int event_used_while_destroyed(void *arg) {
+  (void)arg;
+  if (start())
+    return 1;
+  int fails = 0;
+  kc_event *e = NULL;
+  fails += kc_event_create(&e) != 0 || kc_event_record(e, NULL) != 0;
+  atomic_store(&current_event, e);
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++)
+    if (pthread_create(&t[i], NULL, use_events, NULL) != 0)
+      return 1;
+  for (int k = 0; k < 50000; k++) {
+    kc_event *next = NULL;
+    fails += kc_event_create(&next) != 0;
+    kc_event *old = atomic_exchange(&current_event, next);
+    fails += kc_event_destroy(old) != 0;
+  }
+  atomic_store(&users_stop, 1);
+  for (int i = 0; i < 2; i++) {
+    void *bad = NULL;
+    pthread_join(t[i], &bad);
+    fails += bad != NULL;
+  }
+  fails += kc_event_destroy(atomic_load(&current_event)) != 0;
+  fails += kc_finalize() != 0;
+  if (fails)
+    printf("event_used_while_destroyed: %d wrong answer(s)\n", fails);
+  return fails != 0;
+}
+
 int main(void) {
   KC_ISOLATE(hostile_handles, NULL, 60);
   KC_ISOLATE(stale_handles, NULL, 120);
   KC_ISOLATE(finalize_races, NULL, 120);
   KC_ISOLATE(shared_event, NULL, 60);
   KC_ISOLATE(destroy_while_waited, NULL, 60);
+  KC_ISOLATE(event_used_while_destroyed, NULL, 120);
   kc_test_init_backend();
   test_devices();
   test_every_device();
