@@ -32,10 +32,11 @@
  * that a destroy in another thread does not release the handle under a
  * slot still using it (queue_fence and event_synchronize run without the
  * runtime lock and may wait long; cuda's then read a freed stream or
- * event).  kc_queue_destroy waits for the queue's pins, as it waits for
- * its work; kc_event_destroy never waits: the last pin's holder releases
- * a dead event.  Launches and copies on a queue take no pin: a queue must
- * not be destroyed while another thread submits to it (kc.h). */
+ * event).  A destroy waits for no other thread's call (one of them may be
+ * the caller's own, from a profiling tool's fence callback): it marks the
+ * object dying, and the last pin's holder releases it.  Launches and
+ * copies on a queue take no pin: a queue must not be destroyed while
+ * another thread submits to it (kc.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,9 +75,8 @@ struct kc_event {
 };
 
 static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
-static kc_queue *queues; /* every queue object, under qlock */
-static kc_event *events; /* every event object, under qlock */
-static pthread_cond_t unpinned = PTHREAD_COND_INITIALIZER; /* with qlock */
+static kc_queue *queues;       /* every queue object, under qlock */
+static kc_event *events;       /* every event object, under qlock */
 static unsigned last_instance; /* under qlock; 0 after kc_finalize */
 /* Under qlock: how many live (or dying) queues have each instance number
  * (saturating: UINT8_MAX means "count them"), a bit each for the numbers
@@ -210,6 +210,14 @@ static int queue_arg(const kc_queue *q, const char *fn) {
   return q ? kc__queue_check(q, fn) : 0;
 }
 
+/* The backend's queue or event slot `call`, under the runtime lock. */
+#define BACKEND(call)                                                          \
+  do {                                                                         \
+    pthread_mutex_lock(&kc__rt.lock);                                          \
+    call;                                                                      \
+    pthread_mutex_unlock(&kc__rt.lock);                                        \
+  } while (0)
+
 /* Pins queue q (NULL: the default queue, nothing to pin) while it is live:
  * 0, or KC_EINVAL.  Inside kc__enter. */
 static int queue_pin(kc_queue *q, const char *fn) {
@@ -225,13 +233,28 @@ static int queue_pin(kc_queue *q, const char *fn) {
                           (void *)q);
 }
 
+/* A dying queue's backend queue goes (its work is done: its destroy
+ * fenced it), and the object joins the dead FIFO; inside kc__enter, no
+ * lock held. */
+static void queue_release(kc_queue *q) {
+  if (q->bq)
+    BACKEND(KC__SLOT_VOID(kc__rt.ops->queue_destroy(kc__rt.state, q->bq)));
+  q->bq = NULL;
+  pthread_mutex_lock(&qlock);
+  atomic_store(&q->magic, 0u);
+  queue_died(q);
+  pthread_mutex_unlock(&qlock);
+}
+
+/* Ends a pin of queue_pin; the last one of a dying queue releases it. */
 static void queue_unpin(kc_queue *q) {
   if (!q)
     return;
   pthread_mutex_lock(&qlock);
-  if (--q->pins == 0)
-    pthread_cond_broadcast(&unpinned);
+  const int last = --q->pins == 0 && q->magic == QUEUE_DYING;
   pthread_mutex_unlock(&qlock);
+  if (last)
+    queue_release(q);
 }
 
 /* kc__enter for the calls that never wait, which also work from inside a
@@ -365,14 +388,6 @@ kc_policy kc_policy_on(kc_policy p, kc_queue *q) {
   return p;
 }
 
-/* The backend's queue or event slot `call`, under the runtime lock. */
-#define BACKEND(call)                                                          \
-  do {                                                                         \
-    pthread_mutex_lock(&kc__rt.lock);                                          \
-    call;                                                                      \
-    pthread_mutex_unlock(&kc__rt.lock);                                        \
-  } while (0)
-
 int kc_queue_create(kc_queue **out, int device) {
   KC__CHECK_INIT("kc_queue_create");
   if (!out)
@@ -439,6 +454,8 @@ int kc__queue_tools_fence(uint32_t devid, int *rc) {
     *rc = kc_queue_fence(NULL);
     return 1;
   }
+  if ((*rc = kc__enter("kc_queue_fence")) < 0)
+    return 1;
   kc_queue *found = NULL;
   int n = 0;
   pthread_mutex_lock(&qlock);
@@ -450,15 +467,12 @@ int kc__queue_tools_fence(uint32_t devid, int *rc) {
   if (n == 1)
     found->pins++;
   pthread_mutex_unlock(&qlock);
-  if (n != 1)
-    return 0;
-  *rc = kc__enter("kc_queue_fence");
-  if (*rc == 0) {
+  if (n == 1) {
     *rc = queue_fence_entered(found, "kc_queue_fence");
-    kc__leave();
+    queue_unpin(found);
   }
-  queue_unpin(found);
-  return 1;
+  kc__leave();
+  return n == 1;
 }
 
 int kc_queue_fence(kc_queue *q) {
@@ -481,7 +495,9 @@ int kc_queue_fence(kc_queue *q) {
 
 /* Refused from inside a kernel before anything happens (the queue stays
  * live); an error of the queue's asynchronous work is returned after the
- * queue is destroyed. */
+ * queue is destroyed.  Fences of the queue in other threads (or the fence
+ * of another kc_queue_destroy of it) pinned it while it was live: the last
+ * of them releases the backend's queue. */
 int kc_queue_destroy(kc_queue *q) {
   KC__CHECK_INIT("kc_queue_destroy");
   if (!q)
@@ -493,39 +509,22 @@ int kc_queue_destroy(kc_queue *q) {
   rc = kc__enter("kc_queue_destroy");
   if (rc < 0)
     return rc;
-  /* Pinned through its own fence: another thread's destroy of the same
-   * queue meanwhile waits for it. */
   int rc2 = queue_pin(q, "kc_queue_destroy");
   if (rc2 < 0) {
     kc__leave();
     return rc2;
   }
   rc = queue_fence_entered(q, "kc_queue_destroy");
-  /* Fences of this queue in other threads (kc_queue_fence, a tool's, or
-   * the fence of another kc_queue_destroy) pinned it while it was live:
-   * the backend's queue stays until they are done. */
   pthread_mutex_lock(&qlock);
   const int won = q->magic == QUEUE_MAGIC;
   if (won)
     atomic_store(&q->magic, QUEUE_DYING);
-  if (--q->pins == 0)
-    pthread_cond_broadcast(&unpinned);
-  while (won && q->pins)
-    pthread_cond_wait(&unpinned, &qlock);
   pthread_mutex_unlock(&qlock);
-  if (!won) {
-    kc__leave();
+  queue_unpin(q);
+  kc__leave();
+  if (!won)
     return kc__error(KC_EINVAL, "kc_queue_destroy: %p is not a live kc queue",
                      (void *)q);
-  }
-  if (q->bq)
-    BACKEND(KC__SLOT_VOID(kc__rt.ops->queue_destroy(kc__rt.state, q->bq)));
-  q->bq = NULL;
-  pthread_mutex_lock(&qlock);
-  atomic_store(&q->magic, 0u);
-  queue_died(q);
-  pthread_mutex_unlock(&qlock);
-  kc__leave();
   return rc;
 }
 

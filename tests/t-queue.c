@@ -728,8 +728,7 @@ static int shared_event(void *arg) {
 
 /* A queue or an event destroyed while another thread waits for it
  * (kc_queue_fence, kc_event_synchronize), and one queue destroyed by two
- * threads at once: every call returns as if alone (the queue's destroy
- * waits for the fence, the event's does not wait), one of the two
+ * threads at once: every call returns as if alone, one of the two
  * destroys is refused, and the backend's handle outlives each wait.  The
  * backend slots of those waits run without the runtime lock: the core
  * released the handle under them (cuda read a freed stream or event).

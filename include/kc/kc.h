@@ -297,8 +297,9 @@ KC_API int kc_pointer_device(const void *p, int *device);
  * application thread; several threads may each drive their own queue at
  * once.  A queue must not be destroyed while another thread submits to it
  * (launches, copies, fills, kc_event_record and kc_event_wait on it); it
- * may be while other threads wait for it (kc_queue_fence): the destroy
- * waits for them too.  From inside a kernel the calls that could wait or
+ * may be while other threads wait for it (kc_queue_fence): their fences
+ * end as they would have alone, and kc releases the queue after the last
+ * of them.  From inside a kernel the calls that could wait or
  * take the runtime's lock (kc_queue_create, _destroy, _fence,
  * kc_event_create, _destroy, _record, kc_memcpy_on, kc_memset_on,
  * kc_malloc_on, kc_pointer_device) return KC_EINVAL; kc_queue_device,
