@@ -241,6 +241,8 @@ static int mem_set_on(void *state, void *queue, void *p, kc_space space,
 
 KC_API const kc_backend_ops kc_backend_slots = {
     TP_OPS("slots"),
+    .description = "kc test plugin with queue and event slots that checks "
+                   "the core's use of its handles",
     .finalize = slots_finalize,
     .launch = slots_launch,
     .mem_alloc = mem_alloc,
