@@ -25,7 +25,18 @@
  *
  * Every read of an object's fields but its (atomic) magic happens between
  * kc__enter and kc__leave: the last kc_finalize writes them
- * (kc__queues_release) once no call is inside. */
+ * (kc__queues_release) once no call is inside.
+ *
+ * Pins: a call that hands a queue's or an event's backend handle to a slot
+ * holds a pin on the object (under qlock, taken only while it is live), so
+ * that a destroy in another thread does not release the handle under a
+ * slot still using it (queue_fence and event_synchronize run without the
+ * runtime lock and may wait long; cuda's then read a freed stream or
+ * event).  A destroy waits for no other thread's call (one of them may be
+ * the caller's own, from a profiling tool's fence callback): it marks the
+ * object dying, and the last pin's holder releases it.  Launches and
+ * copies on a queue take no pin: a queue must not be destroyed while
+ * another thread submits to it (kc.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +58,7 @@ struct kc_queue {
   _Atomic unsigned magic;
   int device;
   unsigned instance;   /* 2, 3, ...: the Kokkos Tools instance (profiling.h) */
-  unsigned pins;       /* tool fences in progress (under qlock) */
+  unsigned pins;       /* fences in progress (under qlock) */
   void *bq;            /* the backend's queue (queue slots), or NULL */
   kc_queue *next;      /* all queues ever made (live or on the free list) */
   kc_queue *next_dead; /* the dead FIFO (under qlock) */
@@ -55,6 +66,7 @@ struct kc_queue {
 
 struct kc_event {
   _Atomic unsigned magic;
+  unsigned pins; /* calls using `be` (under qlock) */
   int recorded;
   double t_ms; /* no queue slots: CLOCK_MONOTONIC when recorded */
   void *be;    /* the backend's event (queue slots), or NULL */
@@ -63,9 +75,8 @@ struct kc_event {
 };
 
 static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
-static kc_queue *queues; /* every queue object, under qlock */
-static kc_event *events; /* every event object, under qlock */
-static pthread_cond_t unpinned = PTHREAD_COND_INITIALIZER; /* with qlock */
+static kc_queue *queues;       /* every queue object, under qlock */
+static kc_event *events;       /* every event object, under qlock */
 static unsigned last_instance; /* under qlock; 0 after kc_finalize */
 /* Under qlock: how many live (or dying) queues have each instance number
  * (saturating: UINT8_MAX means "count them"), a bit each for the numbers
@@ -199,6 +210,53 @@ static int queue_arg(const kc_queue *q, const char *fn) {
   return q ? kc__queue_check(q, fn) : 0;
 }
 
+/* The backend's queue or event slot `call`, under the runtime lock. */
+#define BACKEND(call)                                                          \
+  do {                                                                         \
+    pthread_mutex_lock(&kc__rt.lock);                                          \
+    call;                                                                      \
+    pthread_mutex_unlock(&kc__rt.lock);                                        \
+  } while (0)
+
+/* Pins queue q (NULL: the default queue, nothing to pin) while it is live:
+ * 0, or KC_EINVAL.  Inside kc__enter. */
+static int queue_pin(kc_queue *q, const char *fn) {
+  if (!q)
+    return 0;
+  pthread_mutex_lock(&qlock);
+  const int live = q->magic == QUEUE_MAGIC;
+  if (live)
+    q->pins++;
+  pthread_mutex_unlock(&qlock);
+  return live ? 0
+              : kc__error(KC_EINVAL, "%s: %p is not a live kc queue", fn,
+                          (void *)q);
+}
+
+/* A dying queue's backend queue goes (its work is done: its destroy
+ * fenced it), and the object joins the dead FIFO; inside kc__enter, no
+ * lock held. */
+static void queue_release(kc_queue *q) {
+  if (q->bq)
+    BACKEND(KC__SLOT_VOID(kc__rt.ops->queue_destroy(kc__rt.state, q->bq)));
+  q->bq = NULL;
+  pthread_mutex_lock(&qlock);
+  atomic_store(&q->magic, 0u);
+  queue_died(q);
+  pthread_mutex_unlock(&qlock);
+}
+
+/* Ends a pin of queue_pin; the last one of a dying queue releases it. */
+static void queue_unpin(kc_queue *q) {
+  if (!q)
+    return;
+  pthread_mutex_lock(&qlock);
+  const int last = --q->pins == 0 && q->magic == QUEUE_DYING;
+  pthread_mutex_unlock(&qlock);
+  if (last)
+    queue_release(q);
+}
+
 /* kc__enter for the calls that never wait, which also work from inside a
  * kernel: there the launch the kernel runs in keeps kc_finalize out.  1:
  * entered (kc__leave when done), 0: inside a kernel (nothing to leave), or
@@ -330,20 +388,15 @@ kc_policy kc_policy_on(kc_policy p, kc_queue *q) {
   return p;
 }
 
-/* The backend's queue or event slot `call`, under the runtime lock. */
-#define BACKEND(call)                                                          \
-  do {                                                                         \
-    pthread_mutex_lock(&kc__rt.lock);                                          \
-    call;                                                                      \
-    pthread_mutex_unlock(&kc__rt.lock);                                        \
-  } while (0)
-
 int kc_queue_create(kc_queue **out, int device) {
   KC__CHECK_INIT("kc_queue_create");
   if (!out)
     return kc__error(KC_EINVAL, "kc_queue_create: out is NULL");
+  int rc = kc__out_check("kc_queue_create", "out", out, sizeof *out);
+  if (rc < 0)
+    return rc;
   *out = NULL;
-  int rc = kc__enter("kc_queue_create");
+  rc = kc__enter("kc_queue_create");
   if (rc < 0)
     return rc;
   rc = device_arg(device, KC__OPS_HAS(kc__rt.ops, queue_create),
@@ -401,6 +454,8 @@ int kc__queue_tools_fence(uint32_t devid, int *rc) {
     *rc = kc_queue_fence(NULL);
     return 1;
   }
+  if ((*rc = kc__enter("kc_queue_fence")) < 0)
+    return 1;
   kc_queue *found = NULL;
   int n = 0;
   pthread_mutex_lock(&qlock);
@@ -412,36 +467,39 @@ int kc__queue_tools_fence(uint32_t devid, int *rc) {
   if (n == 1)
     found->pins++;
   pthread_mutex_unlock(&qlock);
-  if (n != 1)
-    return 0;
-  *rc = kc__enter("kc_queue_fence");
-  if (*rc == 0) {
+  if (n == 1) {
     *rc = queue_fence_entered(found, "kc_queue_fence");
-    kc__leave();
+    queue_unpin(found);
   }
-  pthread_mutex_lock(&qlock);
-  if (--found->pins == 0)
-    pthread_cond_broadcast(&unpinned);
-  pthread_mutex_unlock(&qlock);
-  return 1;
+  kc__leave();
+  return n == 1;
 }
 
 int kc_queue_fence(kc_queue *q) {
+  KC__CHECK_INIT("kc_queue_fence");
   int rc = queue_arg(q, "kc_queue_fence");
   if (rc < 0)
     return rc;
   rc = kc__enter("kc_queue_fence");
   if (rc < 0)
     return rc;
-  rc = queue_fence_entered(q, "kc_queue_fence");
+  /* Checked again inside: the last kc_finalize may have released it. */
+  rc = queue_pin(q, "kc_queue_fence");
+  if (rc == 0) {
+    rc = queue_fence_entered(q, "kc_queue_fence");
+    queue_unpin(q);
+  }
   kc__leave();
   return rc;
 }
 
 /* Refused from inside a kernel before anything happens (the queue stays
  * live); an error of the queue's asynchronous work is returned after the
- * queue is destroyed. */
+ * queue is destroyed.  Fences of the queue in other threads (or the fence
+ * of another kc_queue_destroy of it) pinned it while it was live: the last
+ * of them releases the backend's queue. */
 int kc_queue_destroy(kc_queue *q) {
+  KC__CHECK_INIT("kc_queue_destroy");
   if (!q)
     return kc__error(KC_EINVAL, "kc_queue_destroy: queue is NULL (the "
                                 "default queue cannot be destroyed)");
@@ -451,27 +509,22 @@ int kc_queue_destroy(kc_queue *q) {
   rc = kc__enter("kc_queue_destroy");
   if (rc < 0)
     return rc;
-  rc = queue_fence_entered(q, "kc_queue_destroy");
-  unsigned live = QUEUE_MAGIC;
-  if (!atomic_compare_exchange_strong(&q->magic, &live, QUEUE_DYING)) {
+  int rc2 = queue_pin(q, "kc_queue_destroy");
+  if (rc2 < 0) {
     kc__leave();
+    return rc2;
+  }
+  rc = queue_fence_entered(q, "kc_queue_destroy");
+  pthread_mutex_lock(&qlock);
+  const int won = q->magic == QUEUE_MAGIC;
+  if (won)
+    atomic_store(&q->magic, QUEUE_DYING);
+  pthread_mutex_unlock(&qlock);
+  queue_unpin(q);
+  kc__leave();
+  if (!won)
     return kc__error(KC_EINVAL, "kc_queue_destroy: %p is not a live kc queue",
                      (void *)q);
-  }
-  /* A tool's fence of this queue (kc__queue_tools_fence) pinned it while
-   * it was live: the backend's queue stays until that fence is done. */
-  pthread_mutex_lock(&qlock);
-  while (q->pins)
-    pthread_cond_wait(&unpinned, &qlock);
-  pthread_mutex_unlock(&qlock);
-  if (q->bq)
-    BACKEND(KC__SLOT_VOID(kc__rt.ops->queue_destroy(kc__rt.state, q->bq)));
-  q->bq = NULL;
-  pthread_mutex_lock(&qlock);
-  atomic_store(&q->magic, 0u);
-  queue_died(q);
-  pthread_mutex_unlock(&qlock);
-  kc__leave();
   return rc;
 }
 
@@ -479,10 +532,13 @@ int kc_queue_device(kc_queue *q, int *device) {
   KC__CHECK_INIT("kc_queue_device");
   if (!device)
     return kc__error(KC_EINVAL, "kc_queue_device: device is NULL");
+  int rc = kc__out_check("kc_queue_device", "device", device, sizeof *device);
+  if (rc < 0)
+    return rc;
   int in = enter_nowait("kc_queue_device");
   if (in < 0)
     return in;
-  int rc = queue_arg(q, "kc_queue_device");
+  rc = queue_arg(q, "kc_queue_device");
   if (rc == 0)
     *device = q ? q->device : kc__rt.cfg.device;
   leave_nowait(in);
@@ -548,8 +604,11 @@ int kc_event_create(kc_event **out) {
   KC__CHECK_INIT("kc_event_create");
   if (!out)
     return kc__error(KC_EINVAL, "kc_event_create: out is NULL");
+  int rc = kc__out_check("kc_event_create", "out", out, sizeof *out);
+  if (rc < 0)
+    return rc;
   *out = NULL;
-  int rc = kc__enter("kc_event_create");
+  rc = kc__enter("kc_event_create");
   if (rc < 0)
     return rc;
   void *be = NULL;
@@ -578,31 +637,82 @@ int kc_event_create(kc_event **out) {
   return rc;
 }
 
+/* A dead event's backend handle goes, and the object joins the dead FIFO;
+ * inside kc__enter, no lock held. */
+static void event_release(kc_event *e, void *be) {
+  if (be)
+    BACKEND(KC__SLOT_VOID(kc__rt.ops->event_destroy(kc__rt.state, be)));
+  pthread_mutex_lock(&qlock);
+  atomic_store(&e->magic, 0u);
+  event_died(e);
+  pthread_mutex_unlock(&qlock);
+}
+
+/* The backend handle of event e for `fn`, pinned (event_unpin when done)
+ * where there is one, while e is live: 0 (*be NULL without a backend
+ * event), KC_EINVAL, or, from inside a kernel (`entered` 0, enter_nowait),
+ * the refusal of every call that would use a backend slot there. */
+static int event_pin(kc_event *e, int entered, const char *fn, void **be) {
+  pthread_mutex_lock(&qlock);
+  const int live = e->magic == EVENT_MAGIC;
+  *be = live ? e->be : NULL;
+  if (*be && entered)
+    e->pins++;
+  pthread_mutex_unlock(&qlock);
+  if (!live)
+    return kc__error(KC_EINVAL, "%s: %p is not a live kc event", fn, (void *)e);
+  if (*be && !entered) {
+    *be = NULL;
+    return kc__nested(fn);
+  }
+  return 0;
+}
+
+/* Ends a pin of event_pin; the last one of a destroyed event releases it. */
+static void event_unpin(kc_event *e) {
+  void *be = NULL;
+  pthread_mutex_lock(&qlock);
+  const int last = --e->pins == 0 && e->magic == EVENT_DYING;
+  if (last) {
+    be = e->be;
+    e->be = NULL;
+  }
+  pthread_mutex_unlock(&qlock);
+  if (last)
+    event_release(e, be);
+}
+
+/* Another thread's call may still use the event's backend handle (a pin):
+ * the last of them releases it, so this never waits. */
 int kc_event_destroy(kc_event *e) {
+  KC__CHECK_INIT("kc_event_destroy");
   int rc = event_check(e, "kc_event_destroy");
   if (rc < 0)
     return rc;
   if ((rc = kc__enter("kc_event_destroy")) < 0)
     return rc;
-  unsigned live = EVENT_MAGIC;
-  if (!atomic_compare_exchange_strong(&e->magic, &live, EVENT_DYING)) {
-    kc__leave();
-    return kc__error(KC_EINVAL, "kc_event_destroy: %p is not a live kc event",
-                     (void *)e);
-  }
-  if (e->be) {
-    BACKEND(KC__SLOT_VOID(kc__rt.ops->event_destroy(kc__rt.state, e->be)));
+  void *be = NULL;
+  pthread_mutex_lock(&qlock);
+  const int live = e->magic == EVENT_MAGIC;
+  const int now = live && e->pins == 0;
+  if (live)
+    atomic_store(&e->magic, EVENT_DYING);
+  if (now) {
+    be = e->be;
     e->be = NULL;
   }
-  pthread_mutex_lock(&qlock);
-  atomic_store(&e->magic, 0u);
-  event_died(e);
   pthread_mutex_unlock(&qlock);
+  if (now)
+    event_release(e, be);
   kc__leave();
+  if (!live)
+    return kc__error(KC_EINVAL, "kc_event_destroy: %p is not a live kc event",
+                     (void *)e);
   return 0;
 }
 
 int kc_event_record(kc_event *e, kc_queue *q) {
+  KC__CHECK_INIT("kc_event_record");
   int rc = event_check(e, "kc_event_record");
   if (rc == 0)
     rc = queue_arg(q, "kc_event_record");
@@ -611,11 +721,16 @@ int kc_event_record(kc_event *e, kc_queue *q) {
   rc = kc__enter("kc_event_record");
   if (rc < 0)
     return rc;
+  /* Checked again inside: the last kc_finalize may have released them. */
+  void *be = NULL;
+  rc = event_pin(e, 1, "kc_event_record", &be);
+  if (rc == 0)
+    rc = queue_arg(q, "kc_event_record");
   double t = 0;
-  if (e->be) {
-    BACKEND(rc = KC__SLOT(kc__rt.ops->event_record(kc__rt.state, e->be,
+  if (rc == 0 && be) {
+    BACKEND(rc = KC__SLOT(kc__rt.ops->event_record(kc__rt.state, be,
                                                    kc__queue_backend(q))));
-  } else {
+  } else if (rc == 0) {
     rc = backend_fence();
     t = now_ms();
   }
@@ -626,6 +741,8 @@ int kc_event_record(kc_event *e, kc_queue *q) {
     e->recorded = 1;
     pthread_mutex_unlock(&qlock);
   }
+  if (be)
+    event_unpin(e);
   kc__leave();
   return rc;
 }
@@ -647,61 +764,71 @@ static int entered_event(const char *fn, const kc_event *e, const kc_queue *q) {
   return in;
 }
 
-/* A backend event slot from where enter_nowait did not enter (a kernel):
- * refused as every waiting call is there. */
-#define EVENT_SLOT_OK(in, fn) ((in) ? 0 : kc__nested(fn))
-
 int kc_event_wait(kc_queue *q, kc_event *e) {
+  KC__CHECK_INIT("kc_event_wait");
   int rc = event_check(e, "kc_event_wait");
   if (rc == 0)
     rc = queue_arg(q, "kc_event_wait");
   if (rc < 0)
     return rc;
-  KC__CHECK_INIT("kc_event_wait");
   int in = entered_event("kc_event_wait", e, q);
   if (in < 0)
     return in;
   /* Without a backend event, recorded events are complete
    * (kc_event_record fenced). */
-  if (e->be && (rc = EVENT_SLOT_OK(in, "kc_event_wait")) == 0)
+  void *be = NULL;
+  rc = event_pin(e, in, "kc_event_wait", &be);
+  if (be) {
     BACKEND(rc = KC__SLOT(kc__rt.ops->event_wait(kc__rt.state,
-                                                 kc__queue_backend(q), e->be)));
+                                                 kc__queue_backend(q), be)));
+    event_unpin(e);
+  }
   leave_nowait(in);
   return rc;
 }
 
 int kc_event_synchronize(kc_event *e) {
+  KC__CHECK_INIT("kc_event_synchronize");
   int rc = event_check(e, "kc_event_synchronize");
   if (rc < 0)
     return rc;
-  KC__CHECK_INIT("kc_event_synchronize");
   int in = entered_event("kc_event_synchronize", e, NULL);
   if (in < 0)
     return in;
-  /* Without the runtime lock (backend.h): other threads submit meanwhile. */
-  if (e->be && (rc = EVENT_SLOT_OK(in, "kc_event_synchronize")) == 0)
-    rc = KC__SLOT(kc__rt.ops->event_synchronize(kc__rt.state, e->be));
+  /* Without the runtime lock (backend.h): other threads submit meanwhile,
+   * and may destroy the event (the pin keeps its handle). */
+  void *be = NULL;
+  rc = event_pin(e, in, "kc_event_synchronize", &be);
+  if (be) {
+    rc = KC__SLOT(kc__rt.ops->event_synchronize(kc__rt.state, be));
+    event_unpin(e);
+  }
   leave_nowait(in);
   return rc;
 }
 
 int kc_event_query(kc_event *e) {
+  KC__CHECK_INIT("kc_event_query");
   int rc = event_check(e, "kc_event_query");
   if (rc < 0)
     return rc;
-  KC__CHECK_INIT("kc_event_query");
   int in = entered_event("kc_event_query", e, NULL);
   if (in < 0)
     return in;
-  rc = 1;
-  if (e->be && (rc = EVENT_SLOT_OK(in, "kc_event_query")) == 0)
-    BACKEND(rc =
-                KC__SLOT_UPTO(kc__rt.ops->event_query(kc__rt.state, e->be), 1));
+  void *be = NULL;
+  rc = event_pin(e, in, "kc_event_query", &be);
+  if (rc == 0)
+    rc = 1;
+  if (be) {
+    BACKEND(rc = KC__SLOT_UPTO(kc__rt.ops->event_query(kc__rt.state, be), 1));
+    event_unpin(e);
+  }
   leave_nowait(in);
   return rc;
 }
 
 int kc_event_elapsed(kc_event *start, kc_event *end, double *ms) {
+  KC__CHECK_INIT("kc_event_elapsed");
   int rc = event_check(start, "kc_event_elapsed");
   if (rc == 0)
     rc = event_check(end, "kc_event_elapsed");
@@ -709,29 +836,36 @@ int kc_event_elapsed(kc_event *start, kc_event *end, double *ms) {
     return rc;
   if (!ms)
     return kc__error(KC_EINVAL, "kc_event_elapsed: ms is NULL");
-  KC__CHECK_INIT("kc_event_elapsed");
+  if ((rc = kc__out_check("kc_event_elapsed", "ms", ms, sizeof *ms)) < 0)
+    return rc;
   int in = entered_event("kc_event_elapsed", start, NULL);
   if (in < 0)
     return in;
-  if ((rc = event_check(end, "kc_event_elapsed")) < 0) {
-    leave_nowait(in);
-    return rc;
+  void *b0 = NULL, *b1 = NULL;
+  rc = event_pin(start, in, "kc_event_elapsed", &b0);
+  if (rc == 0)
+    rc = event_pin(end, in, "kc_event_elapsed", &b1);
+  if (rc == 0) {
+    pthread_mutex_lock(&qlock);
+    const int recorded = start->recorded && end->recorded;
+    const char *never = start->recorded ? "end" : "start";
+    const double t = end->t_ms - start->t_ms;
+    pthread_mutex_unlock(&qlock);
+    if (!recorded)
+      rc = kc__error(KC_EINVAL,
+                     "kc_event_elapsed: the %s event was never "
+                     "recorded",
+                     never);
+    else if (!b0 || !b1)
+      *ms = t;
+    else
+      BACKEND(
+          rc = KC__SLOT(kc__rt.ops->event_elapsed(kc__rt.state, b0, b1, ms)));
   }
-  pthread_mutex_lock(&qlock);
-  const int recorded = start->recorded && end->recorded;
-  const char *never = start->recorded ? "end" : "start";
-  const double t = end->t_ms - start->t_ms;
-  pthread_mutex_unlock(&qlock);
-  if (!recorded)
-    rc = kc__error(KC_EINVAL,
-                   "kc_event_elapsed: the %s event was never "
-                   "recorded",
-                   never);
-  else if (!start->be || !end->be)
-    *ms = t;
-  else if ((rc = EVENT_SLOT_OK(in, "kc_event_elapsed")) == 0)
-    BACKEND(rc = KC__SLOT(kc__rt.ops->event_elapsed(kc__rt.state, start->be,
-                                                    end->be, ms)));
+  if (b0)
+    event_unpin(start);
+  if (b1)
+    event_unpin(end);
   leave_nowait(in);
   return rc;
 }
@@ -751,9 +885,13 @@ int kc_malloc_on(void **out, size_t bytes, kc_space space, int device,
 }
 
 int kc_pointer_device(const void *p, int *device) {
+  KC__CHECK_INIT("kc_pointer_device");
   if (!device)
     return kc__error(KC_EINVAL, "kc_pointer_device: device is NULL");
-  int rc = kc__enter("kc_pointer_device");
+  int rc = kc__out_check("kc_pointer_device", "device", device, sizeof *device);
+  if (rc < 0)
+    return rc;
+  rc = kc__enter("kc_pointer_device");
   if (rc < 0)
     return rc;
   int found = kc__memory_device_of(p, device);

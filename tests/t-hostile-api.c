@@ -111,6 +111,10 @@ static int end(void) {
 /* ------------------------------------------ not initialised (before / after)
  */
 
+/* A queue and an event made before the last kc_finalize, or NULL. */
+static kc_queue *dead_q;
+static kc_event *dead_e;
+
 static void expect_noinit(void) {
   char buf[64];
   void *p = NULL;
@@ -148,6 +152,21 @@ static void expect_noinit(void) {
   KC_CHECK_ERR(kc_queue_create(NULL, 0), KC_ENOINIT);
   KC_CHECK_ERR(kc_event_create(NULL), KC_ENOINIT);
   KC_CHECK_ERR(kc_queue_device(NULL, NULL), KC_ENOINIT);
+  /* The queue and event calls given no handle, or a dead one (left by
+   * case_after_finalize): they checked it first (KC_EINVAL). */
+  KC_CHECK_ERR(kc_queue_destroy(dead_q), KC_ENOINIT);
+  KC_CHECK_ERR(kc_queue_fence(dead_q), KC_ENOINIT);
+  KC_CHECK_ERR(kc_queue_fence(NULL), KC_ENOINIT);
+  KC_CHECK_ERR(kc_memcpy_on(dead_q, buf, buf + 32, 8), KC_ENOINIT);
+  KC_CHECK_ERR(kc_memset_on(dead_q, buf, 0, 8), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_destroy(dead_e), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_record(dead_e, dead_q), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_wait(dead_q, dead_e), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_synchronize(dead_e), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_query(dead_e), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_elapsed(dead_e, dead_e, NULL), KC_ENOINIT);
+  KC_CHECK_ERR(kc_malloc_on(&p, 16, KC_SPACE_HOST, 0, "x"), KC_ENOINIT);
+  KC_CHECK_ERR(kc_pointer_device(buf, NULL), KC_ENOINIT);
   KC_CHECK_ERR(kc_mirror_clear_sync_state(NULL), KC_ENOINIT);
   KC_CHECK_ERR(kc_mirror_create(&m, 64, "m"), KC_ENOINIT);
   KC_CHECK(m == NULL);
@@ -194,6 +213,9 @@ static int case_after_finalize(void *arg) {
   kc_mirror *m = NULL;
   KC_CHECK_OK(kc_malloc(&p, 64, KC_SPACE_DEVICE, "left live"));
   KC_CHECK_OK(kc_mirror_create(&m, 64, "left live"));
+  KC_CHECK_OK(kc_queue_create(&dead_q, 0));
+  KC_CHECK_OK(kc_event_create(&dead_e));
+  KC_CHECK_OK(kc_event_record(dead_e, dead_q));
   KC_CHECK_OK(kc_finalize());
   expect_noinit();
   /* What was live at finalize is gone. */
@@ -205,6 +227,9 @@ static int case_after_finalize(void *arg) {
   /* And kc comes back. */
   KC_CHECK_OK(kc_init());
   KC_CHECK_ERR(kc_free(p), KC_ENOTKC);
+  /* Back up, the queue and the event kc_finalize destroyed are dead. */
+  KC_CHECK_ERR(kc_queue_fence(dead_q), KC_EINVAL);
+  KC_CHECK_ERR(kc_event_query(dead_e), KC_EINVAL);
   return end();
 }
 
@@ -708,6 +733,23 @@ static int case_out_room(void *arg) {
   KC_CHECK_ERR(kc_get_info((kc_info *)(void *)small), KC_EINVAL);
   KC_CHECK_ERR(kc_mirror_create((kc_mirror **)(void *)small, 8, "m"),
                KC_EINVAL);
+  /* The queue calls' outputs (a handle, a device, milliseconds) too: they
+   * wrote past the end of `small` and returned 0. */
+  kc_event *ev = NULL;
+  KC_REQUIRE_OK(kc_event_create(&ev));
+  KC_CHECK_OK(kc_event_record(ev, NULL));
+  KC_CHECK_ERR(kc_queue_create((kc_queue **)(void *)small, 0), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "kc_queue_create: out");
+  KC_CHECK_ERR(kc_event_create((kc_event **)(void *)small), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "kc_event_create: out");
+  KC_CHECK_ERR(kc_event_elapsed(ev, ev, (double *)(void *)small), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "kc_event_elapsed: ms");
+  KC_CHECK_ERR(kc_queue_device(NULL, (int *)(void *)(small + 2)), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "kc_queue_device: device");
+  KC_CHECK_ERR(kc_pointer_device(small, (int *)(void *)(small + 2)), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "kc_pointer_device: device");
+  KC_CHECK_OK(kc_queue_device(NULL, (int *)(void *)small));
+  KC_CHECK_OK(kc_event_destroy(ev));
   /* A kc_info in a kc allocation of its size is fine; one byte later it
    * is not. */
   kc_info *info = (kc_info *)(void *)big;
@@ -722,6 +764,9 @@ static int case_out_room(void *arg) {
     KC_REQUIRE_OK(kc_malloc(&dev, 4096, KC_SPACE_DEVICE, "device"));
     KC_CHECK_ERR(kc_pointer_info(big, (kc_alloc_info *)dev), KC_EINVAL);
     KC_CHECK_ERR(kc_malloc((void **)dev, 8, KC_SPACE_HOST, "x"), KC_EINVAL);
+    KC_CHECK_ERR(kc_queue_create((kc_queue **)dev, 0), KC_EINVAL);
+    KC_CHECK_ERR(kc_event_create((kc_event **)dev), KC_EINVAL);
+    KC_CHECK_ERR(kc_queue_device(NULL, (int *)dev), KC_EINVAL);
     KC_CHECK_OK(kc_free(dev));
   }
   KC_CHECK_OK(kc_free(small));

@@ -6,7 +6,10 @@
  *    kc_finalize from kokkosp_begin_parallel_for, kc_finalize and kc_fence
  *    from kokkosp_finalize_library (tests/fixtures/tool-reenter.c): kc_init and
  *    kc_finalize are refused with KC_EINVAL (they would wait for the call
- *    they run in; before, kc_init deadlocked), the fences work.
+ *    they run in; before, kc_init deadlocked), the fences work.  The same
+ *    tool destroys a queue from the callback of that queue's fence: the
+ *    destroy and the fence both return 0 (the destroy waited for the fence
+ *    it runs in, for ever).
  *  - exit() inside a kernel, on the launching thread and on a worker, with
  *    an atexit handler that calls kc_finalize: the handler gets KC_EINVAL
  *    and the process exits (before, it hung on the runtime lock).
@@ -92,6 +95,32 @@ static int tool_reenters(void *arg) {
   KC_CHECK_EQ_INT(result(4, &detail), KC_EINVAL);
   KC_CHECK_CONTAINS(detail, "kc_finalize called from inside another kc call");
   KC_CHECK_EQ_INT(result(5, &detail), 0);
+  return kc_test_done();
+}
+
+/* kc_queue_fence(q), whose begin-fence callback destroys q: the fence goes
+ * on with the backend's queue, which is released after it. */
+static int tool_destroys_fenced_queue(void *arg) {
+  (void)arg;
+  setenv("KC_TOOLS_LIBS", tl_lib("tests", "kc-tool-reenter"), 1);
+  kc_test_init_backend();
+  result_fn result = NULL;
+  void (*destroy_on_fence)(kc_queue *) = NULL;
+  void *sym = dlsym(RTLD_DEFAULT, "tools_reenter_result");
+  memcpy(&result, &sym, sizeof sym);
+  sym = dlsym(RTLD_DEFAULT, "tools_reenter_destroy_on_fence");
+  memcpy(&destroy_on_fence, &sym, sizeof sym);
+  KC_REQUIRE(result != NULL && destroy_on_fence != NULL);
+  kc_queue *q = NULL;
+  KC_REQUIRE_OK(kc_queue_create(&q, 0));
+  destroy_on_fence(q);
+  KC_CHECK_OK(kc_queue_fence(q));
+  const char *detail = NULL;
+  KC_CHECK_EQ_INT(result(6, &detail), 0);
+  KC_CHECK_ERR(kc_queue_fence(q), KC_EINVAL);
+  KC_CHECK_OK(kc_queue_create(&q, 0));
+  KC_CHECK_OK(kc_queue_destroy(q));
+  KC_CHECK_OK(kc_finalize());
   return kc_test_done();
 }
 
@@ -482,6 +511,7 @@ int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   int skipped = 0;
   skipped += KC_ISOLATE(tool_reenters, NULL, 30) == KC_TEST_SKIP;
+  KC_ISOLATE(tool_destroys_fenced_queue, NULL, 30);
   KC_ISOLATE(tools_after_finalize, NULL, 30);
   KC_ISOLATE(work_in_tool_init, NULL, 30);
   KC_ISOLATE(region_across_init, NULL, 30);

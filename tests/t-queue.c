@@ -10,6 +10,8 @@
  * one sees a flag a kernel on the other sets, and reductions on both at
  * once each get their own result. */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -540,10 +542,12 @@ static int hostile_handles(void *arg) {
   fails += kc_event_wait(q, e) != KC_EINVAL;
   fails += kc_queue_destroy(q) != 0;
   fails += kc_event_wait(q, NULL) != KC_EINVAL;
-  /* kc_finalize destroys live queues. */
+  /* kc_finalize destroys live queues: while kc is down a call on one says
+   * so (kc.h), as every call does; after kc_init it is a dead handle
+   * (stale_handles). */
   fails += kc_queue_create(&q, 0) != 0;
   fails += kc_finalize() != 0;
-  fails += kc_queue_fence(q) != KC_EINVAL;
+  fails += kc_queue_fence(q) != KC_ENOINIT;
   if (fails)
     printf("hostile_handles: %d wrong answer(s)\n", fails);
   return fails != 0;
@@ -722,11 +726,149 @@ static int shared_event(void *arg) {
   return fails != 0;
 }
 
+/* A queue or an event destroyed while another thread waits for it
+ * (kc_queue_fence, kc_event_synchronize), and one queue destroyed by two
+ * threads at once: every call returns as if alone, one of the two
+ * destroys is refused, and the backend's handle outlives each wait.  The
+ * backend slots of those waits run without the runtime lock: the core
+ * released the handle under them (cuda read a freed stream or event).
+ * KC_TEST_SLOTS_WAIT_MS makes each wait of the slots test plugin
+ * (t-queue-slots.sh) take that long, so that the destroys come while the
+ * slot waits; it checks that its handles outlive the waits. */
+typedef struct waiter {
+  kc_queue *q;
+  kc_event *e;
+  int rc;
+} waiter;
+
+static void *fence_queue(void *arg) {
+  waiter *w = arg;
+  w->rc = kc_queue_fence(w->q);
+  return NULL;
+}
+
+static void *destroy_queue(void *arg) {
+  waiter *w = arg;
+  w->rc = kc_queue_destroy(w->q);
+  return NULL;
+}
+
+static void *sync_event(void *arg) {
+  waiter *w = arg;
+  w->rc = kc_event_synchronize(w->e);
+  return NULL;
+}
+
+/* Runs fn(w) on a thread, and `then` on this one 100 ms later; the
+ * thread's result is w->rc. */
+static int meanwhile(void *(*fn)(void *), waiter *w, int (*then)(waiter *)) {
+  pthread_t t;
+  w->rc = -999;
+  if (pthread_create(&t, NULL, fn, w) != 0)
+    return -999;
+  struct timespec nap = {0, 100 * 1000 * 1000};
+  nanosleep(&nap, NULL);
+  int rc = then(w);
+  pthread_join(t, NULL);
+  return rc;
+}
+
+static int then_destroy_queue(waiter *w) { return kc_queue_destroy(w->q); }
+static int then_destroy_event(waiter *w) { return kc_event_destroy(w->e); }
+
+static int destroy_while_waited(void *arg) {
+  (void)arg;
+  setenv("KC_TEST_SLOTS_WAIT_MS", "300", 1);
+  if (start())
+    return 1;
+  int fails = 0;
+  waiter w = {NULL, NULL, 0};
+  fails += kc_queue_create(&w.q, 0) != 0 || kc_event_create(&w.e) != 0;
+  fails += kc_event_record(w.e, w.q) != 0;
+  int rc = meanwhile(sync_event, &w, then_destroy_event);
+  if (rc != 0 || w.rc != 0)
+    printf("event destroyed while synchronized: destroy %d, synchronize "
+           "%d\n",
+           rc, w.rc);
+  fails += rc != 0 || w.rc != 0;
+  fails += kc_event_query(w.e) != KC_EINVAL;
+  rc = meanwhile(fence_queue, &w, then_destroy_queue);
+  if (rc != 0 || w.rc != 0)
+    printf("queue destroyed while fenced: destroy %d, fence %d\n", rc, w.rc);
+  fails += rc != 0 || w.rc != 0;
+  fails += kc_queue_fence(w.q) != KC_EINVAL;
+  fails += kc_queue_create(&w.q, 0) != 0;
+  rc = meanwhile(destroy_queue, &w, then_destroy_queue);
+  if ((rc == 0) + (w.rc == 0) != 1 || (rc != 0 && rc != KC_EINVAL) ||
+      (w.rc != 0 && w.rc != KC_EINVAL))
+    printf("queue destroyed by two threads: %d and %d\n", rc, w.rc);
+  fails += (rc == 0) + (w.rc == 0) != 1;
+  fails += kc_finalize() != 0;
+  if (fails)
+    printf("destroy_while_waited: %d wrong answer(s)\n", fails);
+  return fails != 0;
+}
+
+/* Events used by two threads (query, wait, record, elapsed) while this
+ * one destroys each after a moment and hands them the next: each call
+ * works or says KC_EINVAL.  The calls read the event's backend handle
+ * before the runtime lock, and a destroy in between handed the slot NULL
+ * (the slots test plugin: "event_query: was given NULL"). */
+static kc_event *_Atomic current_event;
+static atomic_int users_stop;
+
+static void *use_events(void *arg) {
+  (void)arg;
+  long bad = 0;
+  while (!atomic_load(&users_stop)) {
+    kc_event *e = atomic_load(&current_event);
+    double ms = -1;
+    int q = kc_event_query(e), w = kc_event_wait(NULL, e);
+    int r = kc_event_record(e, NULL), t = kc_event_elapsed(e, e, &ms);
+    bad += (q != 1 && q != 0 && q != KC_EINVAL) + (w != 0 && w != KC_EINVAL) +
+           (r != 0 && r != KC_EINVAL) + (t != 0 && t != KC_EINVAL);
+  }
+  return (void *)(intptr_t)bad;
+}
+
+static int event_used_while_destroyed(void *arg) {
+  (void)arg;
+  if (start())
+    return 1;
+  int fails = 0;
+  kc_event *e = NULL;
+  fails += kc_event_create(&e) != 0 || kc_event_record(e, NULL) != 0;
+  atomic_store(&current_event, e);
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++)
+    if (pthread_create(&t[i], NULL, use_events, NULL) != 0)
+      return 1;
+  for (int k = 0; k < 50000; k++) {
+    kc_event *next = NULL;
+    fails += kc_event_create(&next) != 0;
+    kc_event *old = atomic_exchange(&current_event, next);
+    fails += kc_event_destroy(old) != 0;
+  }
+  atomic_store(&users_stop, 1);
+  for (int i = 0; i < 2; i++) {
+    void *bad = NULL;
+    pthread_join(t[i], &bad);
+    fails += bad != NULL;
+  }
+  fails += kc_event_destroy(atomic_load(&current_event)) != 0;
+  fails += kc_finalize() != 0;
+  if (fails)
+    printf("event_used_while_destroyed: %d wrong answer(s)\n", fails);
+  return fails != 0;
+}
+
 int main(void) {
   KC_ISOLATE(hostile_handles, NULL, 60);
   KC_ISOLATE(stale_handles, NULL, 120);
   KC_ISOLATE(finalize_races, NULL, 120);
   KC_ISOLATE(shared_event, NULL, 60);
+  KC_ISOLATE(destroy_while_waited, NULL, 60);
+  KC_ISOLATE(event_used_while_destroyed, NULL, 120);
   kc_test_init_backend();
   test_devices();
   test_every_device();

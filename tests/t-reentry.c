@@ -146,6 +146,16 @@ static int c_malloc_on(reentry_env *e) {
 static int c_event_record(reentry_env *e) {
   return kc_event_record(e->ev, e->q);
 }
+static int c_event_create(reentry_env *e) {
+  kc_event *ev = NULL;
+  (void)e;
+  return kc_event_create(&ev);
+}
+static int c_event_destroy(reentry_env *e) { return kc_event_destroy(e->ev); }
+static int c_pointer_device(reentry_env *e) {
+  int dev = -2;
+  return kc_pointer_device(e->a, &dev);
+}
 /* The queue and event calls that never wait work from a kernel. */
 static int c_queue_events_nowait(reentry_env *e) {
   int dev = -1;
@@ -154,6 +164,13 @@ static int c_queue_events_nowait(reentry_env *e) {
     rc = kc_event_query(e->ev) == 1 ? 0 : 1;
   if (rc == 0)
     rc = kc_event_wait(e->q, e->ev);
+  if (rc == 0)
+    rc = kc_event_synchronize(e->ev);
+  double ms = -1;
+  if (rc == 0)
+    rc = kc_event_elapsed(e->ev, e->ev, &ms);
+  if (rc == 0 && ms != 0)
+    rc = 1;
   return rc;
 }
 static int c_region_push(reentry_env *e) {
@@ -216,6 +233,9 @@ static const reentry_case cases[] = {
     {"kc_memset_on", c_memset_on, KC_EINVAL},
     {"kc_malloc_on", c_malloc_on, KC_EINVAL},
     {"kc_event_record", c_event_record, KC_EINVAL},
+    {"kc_event_create", c_event_create, KC_EINVAL},
+    {"kc_event_destroy", c_event_destroy, KC_EINVAL},
+    {"kc_pointer_device", c_pointer_device, KC_EINVAL},
     {"(queue and event calls that never wait)", c_queue_events_nowait, 0},
     {"kc_region_push", c_region_push, KC_EINVAL},
     {"kc_region_pop", c_region_pop, KC_EINVAL},
@@ -266,6 +286,7 @@ static int run_case(void *arg) {
   KC_REQUIRE_OK(kc_mirror_create(&e.mirror, NB, "mirror"));
   KC_REQUIRE_OK(kc_queue_create(&e.q, 0));
   KC_REQUIRE_OK(kc_event_create(&e.ev));
+  KC_REQUIRE_OK(kc_event_record(e.ev, e.q));
 
   int rc[N];
   char detail[DETAIL] = "";
@@ -304,8 +325,8 @@ static int run_case(void *arg) {
   free(hits);
   KC_CHECK_EQ_INT(kc_mirror_need_sync_target(e.mirror), 0);
   KC_CHECK_OK(kc_mirror_destroy(e.mirror));
-  KC_CHECK_OK(kc_event_destroy(e.ev));
-  KC_CHECK_OK(kc_queue_destroy(e.q)); /* still live */
+  KC_CHECK_OK(kc_event_destroy(e.ev)); /* still live */
+  KC_CHECK_OK(kc_queue_destroy(e.q));
   kc_kernel *k = NULL;
   KC_CHECK_ERR(kc_kernel_get("t_reentry_new_kernel", &k), KC_ENOKERNEL);
 

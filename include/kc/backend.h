@@ -385,15 +385,18 @@ typedef struct kc_backend_ops {
    *  default queue only); returns the first error of that work.  Called by
    *  kc_queue_fence and kc_queue_destroy WITHOUT the runtime lock, so that
    *  other threads keep submitting while it waits: it may run concurrently
-   *  with any slot but finalize and must be thread safe against them.  The
-   *  fence slot (kc_fence) must wait for every queue.
+   *  with any slot but finalize and must be thread safe against them; the
+   *  core never calls queue_destroy for the queue it fences meanwhile.
+   *  The fence slot (kc_fence) must wait for every queue.
    * event_create / event_destroy: an event handle (created complete) and
    *  its release; event_destroy must not fail and does not wait.
    * event_record: marks the end of the work submitted to `queue` so far.
    * event_wait: makes `queue`'s later work wait for the event, without
    *  blocking the caller.
    * event_synchronize: blocks until the event has completed.  Called
-   *  WITHOUT the runtime lock, as queue_fence.
+   *  WITHOUT the runtime lock, as queue_fence; never concurrently with
+   *  event_destroy of that event (the core releases an event once no call
+   *  uses it).
    * event_query: 1 when complete (or never recorded), 0 if not yet, or a
    *  KC_E code; never blocks.
    * event_elapsed: milliseconds between two recorded, completed events.

@@ -23,10 +23,12 @@
  *    kc_mirror_destroy of a mirror after the last kc_finalize frees its
  *    handle (0).
  *  - An output argument that points into a kc allocation (kc_malloc's
- *    out, kc_get_info, kc_pointer_info, kc_mirror_create, a reduction's
- *    result, a scan's total) must have room for what kc writes between
- *    the pointer and the allocation's end, and one that kc writes on the
- *    host must not be device memory: KC_EINVAL otherwise.
+ *    out, kc_get_info, kc_pointer_info, kc_mirror_create, the out of
+ *    kc_queue_create and kc_event_create, the device of kc_queue_device
+ *    and kc_pointer_device, kc_event_elapsed's ms, a reduction's result, a
+ *    scan's total) must have room for what kc writes between the pointer
+ *    and the allocation's end, and one that kc writes on the host must not
+ *    be device memory: KC_EINVAL otherwise.
  *  - Calls are thread safe.  Launches from several threads are serialised on
  *    the backend's one queue (stream); their order is the order in which the
  *    calls entered kc.
@@ -299,10 +301,16 @@ KC_API int kc_pointer_device(const void *p, int *device);
  * the one all earlier kc calls use.  doc/queues.md says what is
  * asynchronous on which backend.  Every queue call may be made by any
  * application thread; several threads may each drive their own queue at
- * once.  A queue must not be destroyed while another thread submits to it.
- * From inside a kernel the calls that could wait (kc_queue_create,
- * _destroy, _fence, kc_event_record, kc_memcpy_on, kc_memset_on,
- * kc_malloc_on) return KC_EINVAL.  A backend with queue slots (cuda) runs
+ * once.  A queue must not be destroyed while another thread submits to it
+ * (launches, copies, fills, kc_event_record and kc_event_wait on it); it
+ * may be while other threads wait for it (kc_queue_fence): their fences
+ * end as they would have alone, and kc releases the queue after the last
+ * of them.  From inside a kernel the calls that could wait or
+ * take the runtime's lock (kc_queue_create, _destroy, _fence,
+ * kc_event_create, _destroy, _record, kc_memcpy_on, kc_memset_on,
+ * kc_malloc_on, kc_pointer_device) return KC_EINVAL; kc_queue_device,
+ * kc_event_query, _wait, _synchronize and _elapsed work there on a host
+ * backend (nothing to wait for).  A backend with queue slots (cuda) runs
  * each queue on a stream of its own, so queues overlap; the others run
  * every queue on their default one, in order (doc/queues.md). */
 typedef struct kc_queue kc_queue;
@@ -345,7 +353,10 @@ typedef struct kc_event kc_event;
 /* Creates an event.  Errors: KC_EINVAL (out NULL), KC_ENOMEM, KC_ENOINIT. */
 KC_API int kc_event_create(kc_event **out);
 /* Destroys an event (pending work it marks is not waited for).  The
- * handle is dead after; a later use is KC_EINVAL. */
+ * handle is dead after; a later use is KC_EINVAL.  Other threads may be
+ * using it meanwhile (kc_event_synchronize, _query, _wait ...): each such
+ * call ends as it would have without the destroy, and kc frees the
+ * backend's event after the last of them, without waiting for them here. */
 KC_API int kc_event_destroy(kc_event *e);
 /* Records `e` after the work submitted to `q` so far (NULL: default
  * queue); a recorded event is recorded anew.  Errors: KC_EINVAL. */
