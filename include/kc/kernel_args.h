@@ -305,9 +305,9 @@
 #define KC_TEAM_SCRATCH_SIZE_ARGS(name, f, level, team_size)                   \
   KC__NAME_CHECK("kernel", #name, name)                                        \
   static inline size_t kc__tss_unused_##name(                                  \
-      const kc_args_##name *f __attribute__((unused)),                         \
-      int level __attribute__((unused)),                                       \
-      int team_size __attribute__((unused)))
+      const kc_args_##name *f __attribute__((__unused__)),                     \
+      int level __attribute__((__unused__)),                                   \
+      int team_size __attribute__((__unused__)))
 #else
 #define KC_TEAM_SCRATCH_SIZE_ARGS(name, f, level, team_size)                   \
   KC__NAME_CHECK("kernel", #name, name)                                        \
@@ -365,14 +365,17 @@
 
 /* The value forms: the result lands in a compound literal of the caller's
  * block, whose address comes back and is read at once. */
-static inline void *kc__args_value(int scan, kc_kernel *k, const kc_policy *p,
-                                   const void *args, size_t size, void *value,
-                                   const char *what, const char *file,
-                                   int line) {
-  int rc = scan ? (kc_parallel_scan)(NULL, k, p, args, size, value)
-                : (kc_parallel_reduce)(NULL, k, p, args, size, value);
-  (void)kc__check(rc, what, file, line);
-  return value;
+static inline void *kc__args_value(int kc__scan, kc_kernel *kc__k,
+                                   const kc_policy *kc__p, const void *kc__argp,
+                                   size_t kc__size, void *kc__value,
+                                   const char *kc__what, const char *kc__file,
+                                   int kc__line) {
+  int kc__rc = kc__scan ? (kc_parallel_scan)(NULL, kc__k, kc__p, kc__argp,
+                                             kc__size, kc__value)
+                        : (kc_parallel_reduce)(NULL, kc__k, kc__p, kc__argp,
+                                               kc__size, kc__value);
+  (void)kc__check(kc__rc, kc__what, kc__file, kc__line);
+  return kc__value;
 }
 #define KC__ARGS_VALUE_CALL(scan, what, name, policy, ...)                     \
   (KC__ARGS_COUNT(name, __VA_ARGS__),                                          \

@@ -117,16 +117,19 @@
 #endif
 #endif
 
+/* Keeps a symbol the plugin looks up in the module. */
+#define KC__USED __attribute__((__used__))
+
 /* Says to the plugin that this module's MD entries read kc_cuda_args.flags
  * (KC_CUDA_MD_LEFT, the shift); the plugin looks for the name in the PTX. */
 extern "C" {
-__constant__ __attribute__((used)) int kc__cuda_md_flags = 1;
+__constant__ KC__USED int kc__cuda_md_flags = 1;
 }
 
 #ifndef KC_CUDA_NO_STAGING
 extern "C" {
-__constant__ __align__(256)
-    __attribute__((used)) unsigned char kc__cuda_staging[KC_CUDA_STAGING_BYTES];
+__constant__ __align__(256) KC__USED
+    unsigned char kc__cuda_staging[KC_CUDA_STAGING_BYTES];
 }
 #endif
 
@@ -141,14 +144,14 @@ extern __shared__ __align__(16) unsigned char kc__cuda_smem[];
  * (a.pass == 2, detail/cuda_abi.h), and how many indices each thread takes
  * per tile; the plugin reads it with cuModuleGetGlobal. */
 extern "C" {
-__constant__ __attribute__((used)) int kc__cuda_scan_tile =
+__constant__ KC__USED int kc__cuda_scan_tile =
     KC_CUDA_ORDERED_RUN * KC_CUDA_SCAN_RUNS;
 }
 
 /* Says to the plugin that this module's reductions honour
  * KC_CUDA_RESULT_DONE (detail/cuda_abi.h). */
 extern "C" {
-__constant__ __attribute__((used)) int kc__cuda_result_done = 1;
+__constant__ KC__USED int kc__cuda_result_done = 1;
 }
 
 /* ----------------------------------------------------- the macro surface */
@@ -168,7 +171,7 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
 #define KC__UNPAREN(...) __VA_ARGS__
 #define KC__BODY(name, params, prologue, ...)                                  \
   struct name##__kcb {                                                         \
-    KC__DEV void run params {                                                  \
+    KC__DEV void kc__run params {                                              \
       KC__UNPAREN prologue;                                                    \
       do {                                                                     \
         __VA_ARGS__;                                                           \
@@ -211,12 +214,12 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
   KC__REDUCE(name, ftype, f, i, vtype, kc__op_max, acc, __VA_ARGS__)
 #define KC_REDUCE_MINLOC(name, ftype, f, i, vtype, acc, ...)                   \
   KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__REDUCE(name, ftype, f, i, kc__loc_of<vtype>::type, kc__op_minloc, acc,   \
-             __VA_ARGS__)
+  KC__REDUCE(name, ftype, f, i, kc__loc_of<vtype>::kc__type, kc__op_minloc,    \
+             acc, __VA_ARGS__)
 #define KC_REDUCE_MAXLOC(name, ftype, f, i, vtype, acc, ...)                   \
   KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__REDUCE(name, ftype, f, i, kc__loc_of<vtype>::type, kc__op_maxloc, acc,   \
-             __VA_ARGS__)
+  KC__REDUCE(name, ftype, f, i, kc__loc_of<vtype>::kc__type, kc__op_maxloc,    \
+             acc, __VA_ARGS__)
 
 /* Custom reducers: the user's two functions, device versions.  The body
  * follows the macro. */
@@ -227,11 +230,13 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
 
 #define KC__CUSTOM_OP(name, rname, vtype)                                      \
   struct name##__kcop {                                                        \
-    static const bool ordered = true;                                          \
-    KC__DEV void ident(vtype *v, const kc_cuda_args &) {                       \
-      rname##__kcident(v);                                                     \
+    static const bool kc__ordered = true;                                      \
+    KC__DEV void kc__ident(vtype *kc__v, const kc_cuda_args &) {               \
+      rname##__kcident(kc__v);                                                 \
     }                                                                          \
-    KC__DEV void join(vtype *d, const vtype *s) { rname##__kcjoin(d, s); }     \
+    KC__DEV void kc__join(vtype *kc__d, const vtype *kc__s) {                  \
+      rname##__kcjoin(kc__d, kc__s);                                           \
+    }                                                                          \
   };
 
 #define KC_REDUCE_CUSTOM(name, ftype, f, i, rname, vtype, acc, ...)            \
@@ -320,7 +325,7 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
  * to PTX. */
 #define KC_TEAM_SCRATCH_SIZE(name, ftype, f, level, team_size)                 \
   KC__NAME_CHECK("kernel", #name, name)                                        \
-  static inline __attribute__((unused))                                        \
+  static inline __attribute__((__unused__))                                    \
   size_t kc__scratch_fn_##name(const ftype *f, int level, int team_size)
 
 #define KC_TEAM_THREAD_FOR(team, i, begin, end, ...)                           \
@@ -365,7 +370,7 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
                           acc, result, ...)                                    \
   do {                                                                         \
     (void)(team);                                                              \
-    vtype acc = Op::template ident<vtype>();                                   \
+    vtype acc = Op::template kc__ident<vtype>();                               \
     const kc_index kc__nr_e = (end);                                           \
     for (kc_index i = (begin) + (kc_index)(first); i < kc__nr_e;               \
          i += (step)) {                                                        \
@@ -399,7 +404,7 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
                                  vtype, acc, result, ...)                      \
   do {                                                                         \
     (void)(team);                                                              \
-    vtype acc = Op::ident();                                                   \
+    vtype acc = Op::kc__ident();                                               \
     kc_index kc__nc_lo, kc__nc_hi;                                             \
     kc__part((begin), (end), (k), (parts), &kc__nc_lo, &kc__nc_hi);            \
     for (kc_index i = kc__nc_lo; i < kc__nc_hi; i++) {                         \
