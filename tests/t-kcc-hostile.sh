@@ -604,17 +604,18 @@ fi
 # "1" (exit 0, and KC_KERNEL(linux) elsewhere did not link), the device
 # pass failed on "struct 1__kcb", a reducer was "kc__rid_1 undeclared".
 # Both passes now refuse the name, saying what it expands to and the fix.
-# refused WHAT FILE KIND NAME KCC-ARGS...: kcc must fail on FILE, say
-# "the KIND name NAME is a macro" and name -std=c11, and leave no object.
+# refused WHAT FILE KIND NAME EXPANSION KCC-ARGS...: kcc must fail on
+# FILE, say "the KIND name NAME is a macro (it expands to EXPANSION" and
+# name -std=c11, and leave no object.
 refused() {
-  what=$1 rf=$2 kind=$3 rn=$4
-  shift 4
+  what=$1 rf=$2 kind=$3 rn=$4 rx=$5
+  shift 5
   rm -f refused.o
   if KC_NVCC=nvcc $KCC $KC_CPPFLAGS "$@" -c "$rf" -o refused.o 2>err; then
     fail "$what: accepted (exit 0)"
   elif test -e refused.o; then
     fail "$what: refused, but left refused.o"
-  elif grep -q "the $kind name $rn is a macro (it expands to 1" err &&
+  elif grep -q "the $kind name $rn is a macro (it expands to $rx" err &&
     grep -q -- '-std=c11' err; then
     ok "$what: refused, naming $rn and -std=c11"
   else
@@ -640,10 +641,10 @@ EOF
 #include <kc/kernel.h>
 KC_FOR_ARGS(linux, ((long *, out)), i, out[i] = 42)
 EOF
-  refused "a kernel named linux" lx.kc.c kernel linux
-  refused "a kernel named linux, --no-ptx" lx.kc.c kernel linux --no-ptx
-  refused "a reducer named unix" ux.kc.c reducer unix --no-ptx
-  refused "an _ARGS kernel named linux" la.kc.c kernel linux --no-ptx
+  refused "a kernel named linux" lx.kc.c kernel linux 1
+  refused "a kernel named linux, --no-ptx" lx.kc.c kernel linux 1 --no-ptx
+  refused "a reducer named unix" ux.kc.c reducer unix 1 --no-ptx
+  refused "an _ARGS kernel named linux" la.kc.c kernel linux 1 --no-ptx
   # In an ISO mode the name is free, in the device pass too: kcc gives
   # nvcc -std=c++17 (nvcc's preprocessing took its host compiler's GNU
   # default), unless KC_NVCCFLAGS has a -std; a GNU mode gives it none.
@@ -703,6 +704,51 @@ EOF
   fi
 else
   echo "# SKIP: $CC does not predefine linux and unix; no macro-named kernel"
+fi
+# A name that is a macro of the same length as its expansion: the check
+# compared the two lengths only, so `#define sl_fill sl_bill` got through
+# (the kernel registered as "sl_bill", with handle kc__kernel_sl_bill).
+# Now the name as written and its expansion are compared as names, in
+# both passes.
+cat >sl.kc.c <<'EOF'
+#include <kc/kernel.h>
+#define sl_fill sl_bill
+typedef struct { long *out; } sl_f;
+KC_FOR(sl_fill, sl_f, f, i, f->out[i] = 42)
+EOF
+cat >sr.kc.c <<'EOF'
+#include <kc/kernel.h>
+#define sr_red sr_rad
+typedef struct { long *out; } sr_f;
+KC_REDUCER_IDENTITY(sr_red, long, v) { *v = 0; }
+KC_REDUCER_JOIN(sr_red, long, d, s) { *d += *s; }
+KC_REDUCE_CUSTOM(sr_sum, sr_f, f, i, sr_red, long, acc, acc += f->out[i])
+EOF
+cat >sa.kc.c <<'EOF'
+#include <kc/kernel.h>
+#define sa_fill sa_bill
+KC_FOR_ARGS(sa_fill, ((long *, out)), i, out[i] = 42)
+EOF
+refused "a kernel named by a same-length macro" sl.kc.c kernel sl_fill sl_bill
+refused "a kernel named by a same-length macro, --no-ptx" sl.kc.c kernel \
+  sl_fill sl_bill --no-ptx
+refused "a reducer named by a same-length macro" sr.kc.c reducer sr_red \
+  sr_rad --no-ptx
+refused "an _ARGS kernel named by a same-length macro" sa.kc.c kernel \
+  sa_fill sa_bill --no-ptx
+if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+  # The device pass: its first error is the refusal.
+  for f in sl sr sa; do
+    if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -c $f.kc.c \
+      -o refused.o 2>err; then
+      fail "$f.kc.c (a same-length macro name): $KC_NVCC accepted it"
+    elif grep -m 1 'error' err | grep -q ' name s[a-z]_[a-z]* is a macro'; then
+      ok "$f.kc.c (a same-length macro name): $KC_NVCC's first error names it"
+    else
+      grep -m 2 'error' err
+      fail "$f.kc.c (a same-length macro name): $KC_NVCC's first error is another"
+    fi
+  done
 fi
 cd "$work" || exit 99
 

@@ -340,31 +340,44 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *kc__d,
 /* ------------------------------------------------------- public macros */
 
 /* Every public kernel macro begins with KC__NAME_CHECK("kernel", #name,
- * name) (and the same for a reducer's name): a name that is a macro would
- * be expanded wherever one macro hands it to another, so the kernel would
- * be registered, and its handle named, after the expansion, and the device
- * pass would fail on "1__kcb".  gcc and clang predefine linux and unix
- * (as 1) in their GNU modes, their default; nvcc follows its host
- * compiler.  The check compares the name as written with its expansion.
- * _Static_assert is C11: __extension__ keeps a C99 -pedantic build of a
- * kernel file quiet, as its GNU compilers take it in every mode. */
+ * kc__nc_##name, name) (and the same for a reducer's name): a name that is
+ * a macro would be expanded wherever one macro hands it to another, so the
+ * kernel would be registered, and its handle named, after the expansion,
+ * and the device pass would fail on "1__kcb".  gcc and clang predefine
+ * linux and unix (as 1) in their GNU modes, their default; nvcc follows
+ * its host compiler.  The check compares the name as written with its
+ * expansion, as names: ## does not expand its operands, so kc__nc_##name
+ * is the name as written, while the last argument arrives expanded and
+ * KC__NAME_TAG pastes the same prefix onto the expansion.  Both become
+ * struct tags, and a pointer to an undeclared tag is a valid type (it
+ * declares the tag), so the two types are the same exactly when the name
+ * is not a macro, and the static assertion says so in its message, for a
+ * macro of any length (the lengths alone let `#define foo bar` through).
+ * An expansion that does not begin with a letter, digit or `_` is a
+ * pasting error instead.  _Static_assert is C11: __extension__ keeps a C99
+ * -pedantic build of a kernel file quiet, as its GNU compilers take it in
+ * every mode. */
 #if defined(__GNUC__)
 #define KC__STATIC_ASSERT __extension__ _Static_assert
 #else
 #define KC__STATIC_ASSERT _Static_assert
 #endif
-#define KC__NAME_CHECK(what, str, ...)                                         \
-  KC__STATIC_ASSERT(sizeof(str) == sizeof(#__VA_ARGS__),                       \
-                    "kc: the " what " name " str " is a macro (it expands "    \
-                    "to " #__VA_ARGS__ "; GNU modes such as -std=gnu11, the "  \
-                    "default, predefine linux and unix): rename the " what     \
-                    ", or compile with -std=c11 (doc/kernels.md)");
+#define KC__NAME_TAG(...) KC__NAME_TAG_(kc__nc_, __VA_ARGS__)
+#define KC__NAME_TAG_(prefix, ...) prefix##__VA_ARGS__
+#define KC__NAME_CHECK(what, str, tag, ...)                                    \
+  KC__STATIC_ASSERT(                                                           \
+      __builtin_types_compatible_p(struct tag *,                               \
+                                   struct KC__NAME_TAG(__VA_ARGS__) *),        \
+      "kc: the " what " name " str " is a macro (it expands to " #__VA_ARGS__  \
+      "): rename the " what                                                    \
+      " or the macro (GNU modes such as -std=gnu17, the default, predefine "   \
+      "linux and unix; -std=c11 does not) (doc/kernels.md)");
 
 /* The host has no read-only data path (kernel.h). */
 #define KC_LDG(p) (*(p))
 
 #define KC_FOR(name, ftype, f, i, ...)                                         \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
       const ftype *restrict const kc__fp, kc_index kc__b, kc_index kc__e) {    \
@@ -382,22 +395,22 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *kc__d,
   KC__REGISTER(name, ftype, KC_KERNEL_FOR, kc__host_##name, KC__NO_REDUCER)
 
 #define KC_REDUCE_SUM(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_SUM,             \
                      KC__HINT_SUM, __VA_ARGS__)
 
 #define KC_REDUCE_PROD(name, ftype, f, i, vtype, acc, ...)                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_PROD,            \
                      KC__HINT_PROD, __VA_ARGS__)
 
 #define KC_REDUCE_MIN(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MIN,             \
                      KC__HINT_MIN, __VA_ARGS__)
 
 #define KC_REDUCE_MAX(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MAX,             \
                      KC__HINT_MAX, __VA_ARGS__)
 
@@ -405,14 +418,14 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *kc__d,
  * index order, so a body that replaces acc only on a strictly better value
  * keeps the smallest index among ties. */
 #define KC_REDUCE_MINLOC(name, ftype, f, i, vtype, acc, ...)                   \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, KC__HINT_NONE,        \
                 __VA_ARGS__)                                                   \
   KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__BUILTIN_REDUCER(KC_REDUCE_MINLOC, vtype))
 
 #define KC_REDUCE_MAXLOC(name, ftype, f, i, vtype, acc, ...)                   \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, KC__HINT_NONE,        \
                 __VA_ARGS__)                                                   \
   KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
@@ -441,8 +454,8 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *kc__d,
   static void kc__rjoint_##rname(vtype *dst, const vtype *src)
 
 #define KC_REDUCE_CUSTOM(name, ftype, f, i, rname, vtype, acc, ...)            \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__REDUCE_FN(name, ftype, f, i, vtype, acc, KC__HINT_NONE, __VA_ARGS__)     \
   KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__CUSTOM_REDUCER(rname, vtype))
@@ -471,14 +484,14 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *kc__d,
   KC__FN_END
 
 #define KC_SCAN(name, ftype, f, i, vtype, acc, final, ...)                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, __VA_ARGS__)               \
   KC__REGISTER(name, ftype, KC_KERNEL_SCAN, kc__host_##name,                   \
                KC__BUILTIN_REDUCER(KC_REDUCE_SUM, vtype))
 
 #define KC_SCAN_CUSTOM(name, ftype, f, i, rname, vtype, acc, final, ...)       \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, __VA_ARGS__)               \
   KC__REGISTER(name, ftype, KC_KERNEL_SCAN, kc__host_##name,                   \
                KC__CUSTOM_REDUCER(rname, vtype))
@@ -593,7 +606,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *kc__d,
   KC__FN_END
 
 #define KC_MDFOR(name, ftype, f, idx, ...)                                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__MDFOR_FN(name, ftype, f, idx, __VA_ARGS__)                               \
   KC__REGISTER_EX(name, ftype, KC_KERNEL_MDFOR, kc__host_##name,               \
                   KC__NO_REDUCER, KC__RANK(idx), KC__AFTER_NONE)
@@ -605,24 +618,24 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *kc__d,
                   KC__AFTER_NONE)
 
 #define KC_MDREDUCE_SUM(name, ftype, f, idx, vtype, acc, ...)                  \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_SUM,         \
                        KC__HINT_SUM, __VA_ARGS__)
 #define KC_MDREDUCE_PROD(name, ftype, f, idx, vtype, acc, ...)                 \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_PROD,        \
                        KC__HINT_PROD, __VA_ARGS__)
 #define KC_MDREDUCE_MIN(name, ftype, f, idx, vtype, acc, ...)                  \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_MIN,         \
                        KC__HINT_MIN, __VA_ARGS__)
 #define KC_MDREDUCE_MAX(name, ftype, f, idx, vtype, acc, ...)                  \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_MAX,         \
                        KC__HINT_MAX, __VA_ARGS__)
 #define KC_MDREDUCE_CUSTOM(name, ftype, f, idx, rname, vtype, acc, ...)        \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__MDREDUCE_FN(name, ftype, f, idx, vtype, acc, KC__HINT_NONE, __VA_ARGS__) \
   KC__REGISTER_EX(name, ftype, KC_KERNEL_MDREDUCE, kc__host_##name,            \
                   KC__CUSTOM_REDUCER(rname, vtype), KC__RANK(idx),             \
@@ -713,7 +726,7 @@ typedef struct kc__team_noacc {
                                      kc__team_scratch_##kname);
 
 #define KC_TEAM(name, ftype, f, team, ...)                                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_FN(name, ftype, f, team, kc__team_noacc, kc__noacc_##name,          \
               __VA_ARGS__)                                                     \
   KC__FN_BEGIN                                                                 \
@@ -740,24 +753,24 @@ typedef struct kc__team_noacc {
                   reducer, 1, KC__AFTER_TEAM)
 
 #define KC_TEAM_REDUCE_SUM(name, ftype, f, team, vtype, acc, ...)              \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_SUM, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_PROD(name, ftype, f, team, vtype, acc, ...)             \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_PROD, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_MIN(name, ftype, f, team, vtype, acc, ...)              \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_MIN, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_MAX(name, ftype, f, team, vtype, acc, ...)              \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_MAX, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_CUSTOM(name, ftype, f, team, rname, vtype, acc, ...)    \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__CUSTOM_REDUCER(rname, vtype), __VA_ARGS__)
 
@@ -765,7 +778,7 @@ typedef struct kc__team_noacc {
  * user's typed function and the external `void *` wrapper the kernel's
  * weak reference finds. */
 #define KC_TEAM_SCRATCH_SIZE(name, ftype, f, level, team_size)                 \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   static size_t kc__tss_##name(const ftype *f KC__UNUSED,                      \
                                int level KC__UNUSED,                           \
                                int team_size KC__UNUSED);                      \
@@ -1032,7 +1045,7 @@ KC_API void *kc__chunk_buffer(int kc__slot, size_t kc__bytes);
 /* The body runs for chunks [b, e) of at most KC_CHUNK_MAX indices of the
  * range the engine gave this call. */
 #define KC_FOR_CHUNKS(name, ftype, f, b, e, ...)                               \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
       const ftype *restrict const kc__fp, kc_index kc__b, kc_index kc__e) {    \
