@@ -390,6 +390,96 @@ else
   echo "# SKIP: no make; dependency files with special names not read"
 fi
 
+# Dependency files in link mode (kcc -MD k.kc.c main.c -o prog): the
+# kernel file's went to kcc's temporary directory with its temporary
+# object, and were lost; a -MF file named the temporary object and
+# kcc_ptx.h.  gcc and clang write PROG without its suffix, .d, beside it,
+# for the target PROG (each source in turn, the last one's staying).  kcc
+# writes that file too, with the kernel files' rules (both passes'
+# headers) after the C compiler's; the file -MF or -Wp,-MD names
+# likewise; without -o, gcc's a-<source>.d for <source>.o.
+mkdir -p lo lref
+printf '#define LKDEV 1\n' >inc/lkdev.h
+cat >lk.kc.c <<'EOF'
+#include <kc/kernel.h>
+#include <myh.h>
+#ifdef __NVCC__
+#include <lkdev.h>
+#endif
+KC_FOR(lk_fill, ok_f, f, i, f->out[i] = MYVAL)
+EOF
+sed 's/ok_fill/lk_fill/g' m.c >lm.c
+$CC $KC_BUILD_CFLAGS $KC_CPPFLAGS -Iinc -c lm.c -o lm.o || exit 99
+# Where the C compiler puts it, for a program of two plain C sources.
+printf 'int lref_unused;\n' >lref.c
+$CC $KC_CPPFLAGS -Iinc -MD lref.c lm.c -o lref/prog.x >/dev/null 2>&1
+want=
+for f in lref/*.d; do test -f "$f" && want=lo/${f#lref/}; done
+# link_deps WHAT DEPFILE TARGET KCC-ARGS...: kcc must write DEPFILE, its
+# rules for TARGET, naming both passes' headers and no temporary file.
+link_deps() {
+  what=$1 depf=$2 tgt=$3
+  shift 3
+  rm -f "$depf"
+  if ! KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS \
+    -Iinc "$@" -L"$KC_LIBDIR" -lkc -lm 2>err; then
+    head -n 5 err
+    fail "$what: kcc failed"
+  elif test ! -f "$depf"; then
+    fail "$what: no $depf ($(ls lo | tr '\n' ' '))"
+  elif grep -q '/kcc\.\|kcc_ptx\|kcc-link' "$depf" ||
+    ! grep -q "^$tgt:.* lk\.kc\.c" "$depf" ||
+    ! grep -q 'inc/myh\.h' "$depf" || ! grep -q 'inc/lkdev\.h' "$depf"; then
+    grep ':' "$depf" | cut -c 1-70 | sed 's/^/#   /'
+    fail "$what: $depf is not the kernel file's, for $tgt"
+  else
+    ok "$what: $depf, for $tgt, names both passes' headers"
+  fi
+}
+if test -z "$want"; then
+  echo "# SKIP: $CC -MD wrote no dependency file in link mode"
+else
+  link_deps "-MD k.kc.c main.c -o prog (as $CC: $want)" "$want" lo/prog.x \
+    -MD lk.kc.c lm.c -o lo/prog.x
+  if grep -q '^lo/prog\.x:.* lm\.c' "$want"; then
+    ok "-MD k.kc.c main.c -o prog: the C compiler's rules are kept too"
+  else
+    fail "-MD k.kc.c main.c -o prog: main.c's rules are gone"
+  fi
+  # The kernel file alone, twice: the file is rewritten, not appended to.
+  link_deps "-MD k.kc.c main.o -o prog" lo/prog2.d lo/prog2 \
+    -MD lk.kc.c lm.o -o lo/prog2
+  rm -f lo/prog2.first
+  cp lo/prog2.d lo/prog2.first 2>/dev/null
+  link_deps "-MD k.kc.c main.o -o prog, again" lo/prog2.d lo/prog2 \
+    -MD lk.kc.c lm.o -o lo/prog2
+  if test -f lo/prog2.first && ! cmp -s lo/prog2.d lo/prog2.first; then
+    fail "-MD k.kc.c main.o -o prog: the second build's file differs"
+  fi
+  link_deps "-MMD -MF FILE -o prog" lo/x.d lo/prog3 -MMD -MF lo/x.d \
+    lk.kc.c lm.o -o lo/prog3
+  link_deps "-Wp,-MD,FILE -o prog" lo/w.d lk.kc.o -Wp,-MD,lo/w.d \
+    lk.kc.c lm.o -o lo/prog4
+  # Without -o, gcc writes a-<source>.d for <source>.o, one per source.
+  cp lref.c lref.kc.c
+  (cd lref && $CC $KC_CPPFLAGS -MD ../lref.kc.c ../lm.c -I../inc \
+    >/dev/null 2>&1)
+  if test -f lref/a-lref.kc.d; then
+    (cd lo && rm -f a-lk.kc.d a.out &&
+      KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS \
+        -I../inc -MD ../lk.kc.c ../lm.o -L"$KC_LIBDIR" -lkc -lm 2>../err)
+    if grep -q '^lk\.kc\.o:.* \.\./lk\.kc\.c' lo/a-lk.kc.d 2>/dev/null &&
+      grep -q 'inc/lkdev\.h' lo/a-lk.kc.d; then
+      ok "-MD k.kc.c main.o (no -o): a-k.kc.d, for k.kc.o, as $CC"
+    else
+      head -n 5 err
+      fail "-MD k.kc.c main.o (no -o): no a-k.kc.d for k.kc.o ($(ls lo | tr '\n' ' '))"
+    fi
+  else
+    echo "# SKIP: $CC does not write a-<source>.d without -o"
+  fi
+fi
+
 # Reproducible objects: two identical kcc -g -c give the same bytes.  The
 # temporary directory's name was in the debug info (the path of the PTX
 # header kcc includes) and in the PTX: nvcc names internal symbols (a
