@@ -539,6 +539,46 @@ if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
     --ptx 'r p.kc.c' -o rp.ptx 2>err || cat err
   grep -q '_INTERNAL_.*rp_twice' rp.ptx ||
     fail "'r p.kc.c': no internal symbol rp_twice in its PTX"
+  # -lineinfo (and -G): the PTX's .file lines name the user's files.  A
+  # header read through a directory kcc gave nvcc as a link in its
+  # temporary directory (a name nvcc cannot take: a blank, a backslash)
+  # was named /kcc-tmp/aliasN.d/...; now it is the directory's own path,
+  # absolute and spelt as nvcc spells the others ('\' doubled).  A name
+  # with a '"' keeps its /kcc-tmp name: ptxas takes no '"' in a .file
+  # string (nvcc writes '\"', which ptxas rejects).
+  mkdir -p 'l q\d' 'l"q'
+  sed 's/rp_add/rq_add/' 'r inc/rv.h' >'l q\d/rq.h'
+  sed 's/rp_add/rs_add/' 'r inc/rv.h' >'l"q/rs.h'
+  cat >'l q.kc.c' <<'EOF'
+#include <kc/kernel.h>
+#include <rv.h>
+#include <rq.h>
+#include <rs.h>
+typedef struct { long *out; } lq_f;
+KC_FOR(lq_fill, lq_f, f, i, f->out[i] = rs_add(rq_add(rp_add(i))))
+EOF
+  if PATH=$saved_path KC_NVCC=$KC_NVCC KC_NVCCFLAGS=-lineinfo $KCC \
+    $KC_CPPFLAGS -I'r inc' -I'l q\d' -I'l"q' --ptx 'l q.kc.c' -o lq.ptx \
+    2>err; then
+    files=$(grep '^[[:space:]]*\.file' lq.ptx | grep -v '/cuda')
+    if ! printf '%s\n' "$files" | grep -qF "\"$PWD/r inc/rv.h\"" ||
+      ! printf '%s\n' "$files" | grep -qF "\"$PWD/l q\\\\d/rq.h\"" ||
+      ! printf '%s\n' "$files" | grep -q '"/kcc-tmp/alias[0-9]*\.d/rs\.h"' ||
+      ! printf '%s\n' "$files" | grep -qF "\"$PWD/l q.kc.c\""; then
+      printf '%s\n' "$files" | sed 's/^/#   /'
+      fail "-lineinfo: the PTX does not name the user's files"
+    else
+      ok "-lineinfo: the PTX names the user's source and headers"
+    fi
+    if test -n "$PTXAS" && ! "$PTXAS" -arch=sm_90 lq.ptx -o lq.cubin 2>err
+    then
+      head -n 3 err
+      fail "-lineinfo: ptxas refused the PTX"
+    fi
+  else
+    head -n 5 err
+    fail "-lineinfo --ptx 'l q.kc.c' failed"
+  fi
 fi
 # A TMPDIR with ',' (which would split kcc's -Xcompiler list for the
 # device pass's dependencies) or '=' (which would split its
