@@ -264,6 +264,25 @@ else
   cat err
   fail "-isystemDIR did not reach the PTX compiler"
 fi
+# -lineinfo is nvcc's (line information in the PTX): kcc hands it to the
+# device pass alone.  It was taken for -l ineinfo: dropped with -c, and a
+# link error ("cannot find -lineinfo") in link mode.
+: >"$FAKE_NVCC_LOG"
+if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc -lineinfo -c k.kc.c -o li.o 2>err &&
+  grep -q '^-lineinfo$' "$FAKE_NVCC_LOG"; then
+  ok "-lineinfo -c: the device pass gets it"
+else
+  head -n 3 err
+  fail "-lineinfo -c: the device pass did not get it"
+fi
+if KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS -Iinc \
+  -lineinfo m.c k.kc.c -o lil -L"$KC_LIBDIR" -lkc -lm 2>err &&
+  test "$(./lil)" = out=42; then
+  ok "-lineinfo in link mode: the link does not get it"
+else
+  head -n 3 err
+  fail "-lineinfo in link mode"
+fi
 # -iquote and -idirafter (separate and joined) reach the device pass too:
 # nvcc has neither, so they go to its host preprocessing (-Xcompiler).
 mkdir -p q1 q2 'q,3'
