@@ -41,7 +41,7 @@
 
 #include "profiling.h"
 
-#define KC__HIDDEN __attribute__((visibility("hidden")))
+#define KC__HIDDEN __attribute__((__visibility__("hidden")))
 #define kc__likely(x) __builtin_expect(!!(x), 1)
 
 /* A slot of the backend ops table that a plugin may leave out: usable only

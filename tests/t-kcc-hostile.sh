@@ -264,6 +264,25 @@ else
   cat err
   fail "-isystemDIR did not reach the PTX compiler"
 fi
+# -lineinfo is nvcc's (line information in the PTX): kcc hands it to the
+# device pass alone.  It was taken for -l ineinfo: dropped with -c, and a
+# link error ("cannot find -lineinfo") in link mode.
+: >"$FAKE_NVCC_LOG"
+if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -Iinc -lineinfo -c k.kc.c -o li.o 2>err &&
+  grep -q '^-lineinfo$' "$FAKE_NVCC_LOG"; then
+  ok "-lineinfo -c: the device pass gets it"
+else
+  head -n 3 err
+  fail "-lineinfo -c: the device pass did not get it"
+fi
+if KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS -Iinc \
+  -lineinfo m.c k.kc.c -o lil -L"$KC_LIBDIR" -lkc -lm 2>err &&
+  test "$(./lil)" = out=42; then
+  ok "-lineinfo in link mode: the link does not get it"
+else
+  head -n 3 err
+  fail "-lineinfo in link mode"
+fi
 # -iquote and -idirafter (separate and joined) reach the device pass too:
 # nvcc has neither, so they go to its host preprocessing (-Xcompiler).
 mkdir -p q1 q2 'q,3'
@@ -418,6 +437,96 @@ else
   echo "# SKIP: no make; dependency files with special names not read"
 fi
 
+# Dependency files in link mode (kcc -MD k.kc.c main.c -o prog): the
+# kernel file's went to kcc's temporary directory with its temporary
+# object, and were lost; a -MF file named the temporary object and
+# kcc_ptx.h.  gcc and clang write PROG without its suffix, .d, beside it,
+# for the target PROG (each source in turn, the last one's staying).  kcc
+# writes that file too, with the kernel files' rules (both passes'
+# headers) after the C compiler's; the file -MF or -Wp,-MD names
+# likewise; without -o, gcc's a-<source>.d for <source>.o.
+mkdir -p lo lref
+printf '#define LKDEV 1\n' >inc/lkdev.h
+cat >lk.kc.c <<'EOF'
+#include <kc/kernel.h>
+#include <myh.h>
+#ifdef __NVCC__
+#include <lkdev.h>
+#endif
+KC_FOR(lk_fill, ok_f, f, i, f->out[i] = MYVAL)
+EOF
+sed 's/ok_fill/lk_fill/g' m.c >lm.c
+$CC $KC_BUILD_CFLAGS $KC_CPPFLAGS -Iinc -c lm.c -o lm.o || exit 99
+# Where the C compiler puts it, for a program of two plain C sources.
+printf 'int lref_unused;\n' >lref.c
+$CC $KC_CPPFLAGS -Iinc -MD lref.c lm.c -o lref/prog.x >/dev/null 2>&1
+want=
+for f in lref/*.d; do test -f "$f" && want=lo/${f#lref/}; done
+# link_deps WHAT DEPFILE TARGET KCC-ARGS...: kcc must write DEPFILE, its
+# rules for TARGET, naming both passes' headers and no temporary file.
+link_deps() {
+  what=$1 depf=$2 tgt=$3
+  shift 3
+  rm -f "$depf"
+  if ! KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS \
+    -Iinc "$@" -L"$KC_LIBDIR" -lkc -lm 2>err; then
+    head -n 5 err
+    fail "$what: kcc failed"
+  elif test ! -f "$depf"; then
+    fail "$what: no $depf ($(ls lo | tr '\n' ' '))"
+  elif grep -q '/kcc\.\|kcc_ptx\|kcc-link' "$depf" ||
+    ! grep -q "^$tgt:.* lk\.kc\.c" "$depf" ||
+    ! grep -q 'inc/myh\.h' "$depf" || ! grep -q 'inc/lkdev\.h' "$depf"; then
+    grep ':' "$depf" | cut -c 1-70 | sed 's/^/#   /'
+    fail "$what: $depf is not the kernel file's, for $tgt"
+  else
+    ok "$what: $depf, for $tgt, names both passes' headers"
+  fi
+}
+if test -z "$want"; then
+  echo "# SKIP: $CC -MD wrote no dependency file in link mode"
+else
+  link_deps "-MD k.kc.c main.c -o prog (as $CC: $want)" "$want" lo/prog.x \
+    -MD lk.kc.c lm.c -o lo/prog.x
+  if grep -q '^lo/prog\.x:.* lm\.c' "$want"; then
+    ok "-MD k.kc.c main.c -o prog: the C compiler's rules are kept too"
+  else
+    fail "-MD k.kc.c main.c -o prog: main.c's rules are gone"
+  fi
+  # The kernel file alone, twice: the file is rewritten, not appended to.
+  link_deps "-MD k.kc.c main.o -o prog" lo/prog2.d lo/prog2 \
+    -MD lk.kc.c lm.o -o lo/prog2
+  rm -f lo/prog2.first
+  cp lo/prog2.d lo/prog2.first 2>/dev/null
+  link_deps "-MD k.kc.c main.o -o prog, again" lo/prog2.d lo/prog2 \
+    -MD lk.kc.c lm.o -o lo/prog2
+  if test -f lo/prog2.first && ! cmp -s lo/prog2.d lo/prog2.first; then
+    fail "-MD k.kc.c main.o -o prog: the second build's file differs"
+  fi
+  link_deps "-MMD -MF FILE -o prog" lo/x.d lo/prog3 -MMD -MF lo/x.d \
+    lk.kc.c lm.o -o lo/prog3
+  link_deps "-Wp,-MD,FILE -o prog" lo/w.d lk.kc.o -Wp,-MD,lo/w.d \
+    lk.kc.c lm.o -o lo/prog4
+  # Without -o, gcc writes a-<source>.d for <source>.o, one per source.
+  cp lref.c lref.kc.c
+  (cd lref && $CC $KC_CPPFLAGS -MD ../lref.kc.c ../lm.c -I../inc \
+    >/dev/null 2>&1)
+  if test -f lref/a-lref.kc.d; then
+    (cd lo && rm -f a-lk.kc.d a.out &&
+      KC_NVCC=nvcc $KCC $KC_BUILD_CFLAGS $KC_BUILD_LDFLAGS $KC_CPPFLAGS \
+        -I../inc -MD ../lk.kc.c ../lm.o -L"$KC_LIBDIR" -lkc -lm 2>../err)
+    if grep -q '^lk\.kc\.o:.* \.\./lk\.kc\.c' lo/a-lk.kc.d 2>/dev/null &&
+      grep -q 'inc/lkdev\.h' lo/a-lk.kc.d; then
+      ok "-MD k.kc.c main.o (no -o): a-k.kc.d, for k.kc.o, as $CC"
+    else
+      head -n 5 err
+      fail "-MD k.kc.c main.o (no -o): no a-k.kc.d for k.kc.o ($(ls lo | tr '\n' ' '))"
+    fi
+  else
+    echo "# SKIP: $CC does not write a-<source>.d without -o"
+  fi
+fi
+
 # Reproducible objects: two identical kcc -g -c give the same bytes.  The
 # temporary directory's name was in the debug info (the path of the PTX
 # header kcc includes) and in the PTX: nvcc names internal symbols (a
@@ -477,6 +586,46 @@ if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
     --ptx 'r p.kc.c' -o rp.ptx 2>err || cat err
   grep -q '_INTERNAL_.*rp_twice' rp.ptx ||
     fail "'r p.kc.c': no internal symbol rp_twice in its PTX"
+  # -lineinfo (and -G): the PTX's .file lines name the user's files.  A
+  # header read through a directory kcc gave nvcc as a link in its
+  # temporary directory (a name nvcc cannot take: a blank, a backslash)
+  # was named /kcc-tmp/aliasN.d/...; now it is the directory's own path,
+  # absolute and spelt as nvcc spells the others ('\' doubled).  A name
+  # with a '"' keeps its /kcc-tmp name: ptxas takes no '"' in a .file
+  # string (nvcc writes '\"', which ptxas rejects).
+  mkdir -p 'l q\d' 'l"q'
+  sed 's/rp_add/rq_add/' 'r inc/rv.h' >'l q\d/rq.h'
+  sed 's/rp_add/rs_add/' 'r inc/rv.h' >'l"q/rs.h'
+  cat >'l q.kc.c' <<'EOF'
+#include <kc/kernel.h>
+#include <rv.h>
+#include <rq.h>
+#include <rs.h>
+typedef struct { long *out; } lq_f;
+KC_FOR(lq_fill, lq_f, f, i, f->out[i] = rs_add(rq_add(rp_add(i))))
+EOF
+  if PATH=$saved_path KC_NVCC=$KC_NVCC KC_NVCCFLAGS=-lineinfo $KCC \
+    $KC_CPPFLAGS -I'r inc' -I'l q\d' -I'l"q' --ptx 'l q.kc.c' -o lq.ptx \
+    2>err; then
+    files=$(grep '^[[:space:]]*\.file' lq.ptx | grep -v '/cuda')
+    if ! printf '%s\n' "$files" | grep -qF "\"$PWD/r inc/rv.h\"" ||
+      ! printf '%s\n' "$files" | grep -qF "\"$PWD/l q\\\\d/rq.h\"" ||
+      ! printf '%s\n' "$files" | grep -q '"/kcc-tmp/alias[0-9]*\.d/rs\.h"' ||
+      ! printf '%s\n' "$files" | grep -qF "\"$PWD/l q.kc.c\""; then
+      printf '%s\n' "$files" | sed 's/^/#   /'
+      fail "-lineinfo: the PTX does not name the user's files"
+    else
+      ok "-lineinfo: the PTX names the user's source and headers"
+    fi
+    if test -n "$PTXAS" && ! "$PTXAS" -arch=sm_90 lq.ptx -o lq.cubin 2>err
+    then
+      head -n 3 err
+      fail "-lineinfo: ptxas refused the PTX"
+    fi
+  else
+    head -n 5 err
+    fail "-lineinfo --ptx 'l q.kc.c' failed"
+  fi
 fi
 # A TMPDIR with ',' (which would split kcc's -Xcompiler list for the
 # device pass's dependencies) or '=' (which would split its
@@ -632,17 +781,18 @@ fi
 # "1" (exit 0, and KC_KERNEL(linux) elsewhere did not link), the device
 # pass failed on "struct 1__kcb", a reducer was "kc__rid_1 undeclared".
 # Both passes now refuse the name, saying what it expands to and the fix.
-# refused WHAT FILE KIND NAME KCC-ARGS...: kcc must fail on FILE, say
-# "the KIND name NAME is a macro" and name -std=c11, and leave no object.
+# refused WHAT FILE KIND NAME EXPANSION KCC-ARGS...: kcc must fail on
+# FILE, say "the KIND name NAME is a macro (it expands to EXPANSION" and
+# name -std=c11, and leave no object.
 refused() {
-  what=$1 rf=$2 kind=$3 rn=$4
-  shift 4
+  what=$1 rf=$2 kind=$3 rn=$4 rx=$5
+  shift 5
   rm -f refused.o
   if KC_NVCC=nvcc $KCC $KC_CPPFLAGS "$@" -c "$rf" -o refused.o 2>err; then
     fail "$what: accepted (exit 0)"
   elif test -e refused.o; then
     fail "$what: refused, but left refused.o"
-  elif grep -q "the $kind name $rn is a macro (it expands to 1" err &&
+  elif grep -q "the $kind name $rn is a macro (it expands to $rx" err &&
     grep -q -- '-std=c11' err; then
     ok "$what: refused, naming $rn and -std=c11"
   else
@@ -668,10 +818,10 @@ EOF
 #include <kc/kernel.h>
 KC_FOR_ARGS(linux, ((long *, out)), i, out[i] = 42)
 EOF
-  refused "a kernel named linux" lx.kc.c kernel linux
-  refused "a kernel named linux, --no-ptx" lx.kc.c kernel linux --no-ptx
-  refused "a reducer named unix" ux.kc.c reducer unix --no-ptx
-  refused "an _ARGS kernel named linux" la.kc.c kernel linux --no-ptx
+  refused "a kernel named linux" lx.kc.c kernel linux 1
+  refused "a kernel named linux, --no-ptx" lx.kc.c kernel linux 1 --no-ptx
+  refused "a reducer named unix" ux.kc.c reducer unix 1 --no-ptx
+  refused "an _ARGS kernel named linux" la.kc.c kernel linux 1 --no-ptx
   # In an ISO mode the name is free, in the device pass too: kcc gives
   # nvcc -std=c++17 (nvcc's preprocessing took its host compiler's GNU
   # default), unless KC_NVCCFLAGS has a -std; a GNU mode gives it none.
@@ -731,6 +881,51 @@ EOF
   fi
 else
   echo "# SKIP: $CC does not predefine linux and unix; no macro-named kernel"
+fi
+# A name that is a macro of the same length as its expansion: the check
+# compared the two lengths only, so `#define sl_fill sl_bill` got through
+# (the kernel registered as "sl_bill", with handle kc__kernel_sl_bill).
+# Now the name as written and its expansion are compared as names, in
+# both passes.
+cat >sl.kc.c <<'EOF'
+#include <kc/kernel.h>
+#define sl_fill sl_bill
+typedef struct { long *out; } sl_f;
+KC_FOR(sl_fill, sl_f, f, i, f->out[i] = 42)
+EOF
+cat >sr.kc.c <<'EOF'
+#include <kc/kernel.h>
+#define sr_red sr_rad
+typedef struct { long *out; } sr_f;
+KC_REDUCER_IDENTITY(sr_red, long, v) { *v = 0; }
+KC_REDUCER_JOIN(sr_red, long, d, s) { *d += *s; }
+KC_REDUCE_CUSTOM(sr_sum, sr_f, f, i, sr_red, long, acc, acc += f->out[i])
+EOF
+cat >sa.kc.c <<'EOF'
+#include <kc/kernel.h>
+#define sa_fill sa_bill
+KC_FOR_ARGS(sa_fill, ((long *, out)), i, out[i] = 42)
+EOF
+refused "a kernel named by a same-length macro" sl.kc.c kernel sl_fill sl_bill
+refused "a kernel named by a same-length macro, --no-ptx" sl.kc.c kernel \
+  sl_fill sl_bill --no-ptx
+refused "a reducer named by a same-length macro" sr.kc.c reducer sr_red \
+  sr_rad --no-ptx
+refused "an _ARGS kernel named by a same-length macro" sa.kc.c kernel \
+  sa_fill sa_bill --no-ptx
+if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+  # The device pass: its first error is the refusal.
+  for f in sl sr sa; do
+    if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -c $f.kc.c \
+      -o refused.o 2>err; then
+      fail "$f.kc.c (a same-length macro name): $KC_NVCC accepted it"
+    elif grep -m 1 'error' err | grep -q ' name s[a-z]_[a-z]* is a macro'; then
+      ok "$f.kc.c (a same-length macro name): $KC_NVCC's first error names it"
+    else
+      grep -m 2 'error' err
+      fail "$f.kc.c (a same-length macro name): $KC_NVCC's first error is another"
+    fi
+  done
 fi
 cd "$work" || exit 99
 

@@ -122,10 +122,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Every name declared below outside a macro's parameter list is a kc__
+ * name (the parameters of the functions too): the header is compiled
+ * after the user's -D options and #defines, where a plain T or p could be
+ * a macro (t-kcc-names.sh).  The comments leave the prefix out. */
+
 #if defined(__CUDACC__)
 #define KC__ATOMIC_FN static __host__ __device__ __forceinline__
 #elif defined(__GNUC__)
-#define KC__ATOMIC_FN static inline __attribute__((always_inline, unused))
+#define KC__ATOMIC_FN                                                          \
+  static inline __attribute__((__always_inline__, __unused__))
 #else
 #error "kc/atomic.h needs GCC-compatible __atomic builtins or CUDA"
 #endif
@@ -162,8 +168,8 @@ typedef enum kc_memory_order {
  * read that stores nothing (lmo: a compare-and-swap that fails, the first
  * load of a loop); the functions keep each pair one the builtins accept,
  * strengthening an order an operation cannot have (a release load). */
-KC__ATOMIC_FN int kc__host_mo(kc_memory_order o) {
-  switch (KC__MO(o)) {
+KC__ATOMIC_FN int kc__host_mo(kc_memory_order kc__o) {
+  switch (KC__MO(kc__o)) {
   case KC_MEMORY_ORDER_RELAXED:
     return __ATOMIC_RELAXED;
   case KC_MEMORY_ORDER_ACQUIRE:
@@ -177,8 +183,8 @@ KC__ATOMIC_FN int kc__host_mo(kc_memory_order o) {
   }
 }
 /* A read that stores nothing: release adds nothing to it. */
-KC__ATOMIC_FN int kc__host_fail_mo(kc_memory_order o) {
-  switch (KC__MO(o)) {
+KC__ATOMIC_FN int kc__host_fail_mo(kc_memory_order kc__o) {
+  switch (KC__MO(kc__o)) {
   case KC_MEMORY_ORDER_RELAXED:
   case KC_MEMORY_ORDER_RELEASE:
     return __ATOMIC_RELAXED;
@@ -190,8 +196,8 @@ KC__ATOMIC_FN int kc__host_fail_mo(kc_memory_order o) {
   }
 }
 /* A plain load: release and acq_rel become acquire. */
-KC__ATOMIC_FN int kc__host_load_mo(kc_memory_order o) {
-  switch (KC__MO(o)) {
+KC__ATOMIC_FN int kc__host_load_mo(kc_memory_order kc__o) {
+  switch (KC__MO(kc__o)) {
   case KC_MEMORY_ORDER_RELAXED:
     return __ATOMIC_RELAXED;
   case KC_MEMORY_ORDER_SEQ_CST:
@@ -201,8 +207,8 @@ KC__ATOMIC_FN int kc__host_load_mo(kc_memory_order o) {
   }
 }
 /* A plain store: acquire and acq_rel become release. */
-KC__ATOMIC_FN int kc__host_store_mo(kc_memory_order o) {
-  switch (KC__MO(o)) {
+KC__ATOMIC_FN int kc__host_store_mo(kc_memory_order kc__o) {
+  switch (KC__MO(kc__o)) {
   case KC_MEMORY_ORDER_RELAXED:
     return __ATOMIC_RELAXED;
   case KC_MEMORY_ORDER_SEQ_CST:
@@ -215,38 +221,47 @@ KC__ATOMIC_FN int kc__host_store_mo(kc_memory_order o) {
 /* Integer types: fetch-add/sub/exchange/CAS are builtins; min/max are
  * compare-and-swap loops (gcc 12 has no __atomic_fetch_min). */
 #define KC__HOST_ATOMIC_INT(s, T)                                              \
-  KC__ATOMIC_FN T kc__host_fetch_add_##s(T *p, T v, int mo, int lmo) {         \
-    (void)lmo;                                                                 \
-    return __atomic_fetch_add(p, v, mo);                                       \
+  KC__ATOMIC_FN T kc__host_fetch_add_##s(T *kc__p, T kc__v, int kc__mo,        \
+                                         int kc__lmo) {                        \
+    (void)kc__lmo;                                                             \
+    return __atomic_fetch_add(kc__p, kc__v, kc__mo);                           \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_fetch_sub_##s(T *p, T v, int mo, int lmo) {         \
-    (void)lmo;                                                                 \
-    return __atomic_fetch_sub(p, v, mo);                                       \
+  KC__ATOMIC_FN T kc__host_fetch_sub_##s(T *kc__p, T kc__v, int kc__mo,        \
+                                         int kc__lmo) {                        \
+    (void)kc__lmo;                                                             \
+    return __atomic_fetch_sub(kc__p, kc__v, kc__mo);                           \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_fetch_min_##s(T *p, T v, int mo, int lmo) {         \
-    T old = __atomic_load_n(p, lmo);                                           \
-    while (v < old && !__atomic_compare_exchange_n(p, &old, v, 1, mo, lmo)) {  \
+  KC__ATOMIC_FN T kc__host_fetch_min_##s(T *kc__p, T kc__v, int kc__mo,        \
+                                         int kc__lmo) {                        \
+    T kc__old = __atomic_load_n(kc__p, kc__lmo);                               \
+    while (kc__v < kc__old &&                                                  \
+           !__atomic_compare_exchange_n(kc__p, &kc__old, kc__v, 1, kc__mo,     \
+                                        kc__lmo)) {                            \
     }                                                                          \
-    return old;                                                                \
+    return kc__old;                                                            \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_fetch_max_##s(T *p, T v, int mo, int lmo) {         \
-    T old = __atomic_load_n(p, lmo);                                           \
-    while (v > old && !__atomic_compare_exchange_n(p, &old, v, 1, mo, lmo)) {  \
+  KC__ATOMIC_FN T kc__host_fetch_max_##s(T *kc__p, T kc__v, int kc__mo,        \
+                                         int kc__lmo) {                        \
+    T kc__old = __atomic_load_n(kc__p, kc__lmo);                               \
+    while (kc__v > kc__old &&                                                  \
+           !__atomic_compare_exchange_n(kc__p, &kc__old, kc__v, 1, kc__mo,     \
+                                        kc__lmo)) {                            \
     }                                                                          \
-    return old;                                                                \
+    return kc__old;                                                            \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_exchange_##s(T *p, T v, int mo) {                   \
-    return __atomic_exchange_n(p, v, mo);                                      \
+  KC__ATOMIC_FN T kc__host_exchange_##s(T *kc__p, T kc__v, int kc__mo) {       \
+    return __atomic_exchange_n(kc__p, kc__v, kc__mo);                          \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_cas_##s(T *p, T e, T d, int mo, int lmo) {          \
-    __atomic_compare_exchange_n(p, &e, d, 0, mo, lmo);                         \
-    return e;                                                                  \
+  KC__ATOMIC_FN T kc__host_cas_##s(T *kc__p, T kc__e, T kc__d, int kc__mo,     \
+                                   int kc__lmo) {                              \
+    __atomic_compare_exchange_n(kc__p, &kc__e, kc__d, 0, kc__mo, kc__lmo);     \
+    return kc__e;                                                              \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_load_##s(const T *p, int mo) {                      \
-    return __atomic_load_n(p, mo);                                             \
+  KC__ATOMIC_FN T kc__host_load_##s(const T *kc__p, int kc__mo) {              \
+    return __atomic_load_n(kc__p, kc__mo);                                     \
   }                                                                            \
-  KC__ATOMIC_FN void kc__host_store_##s(T *p, T v, int mo) {                   \
-    __atomic_store_n(p, v, mo);                                                \
+  KC__ATOMIC_FN void kc__host_store_##s(T *kc__p, T kc__v, int kc__mo) {       \
+    __atomic_store_n(kc__p, kc__v, kc__mo);                                    \
   }
 
 KC__HOST_ATOMIC_INT(i32, int32_t)
@@ -255,21 +270,26 @@ KC__HOST_ATOMIC_INT(u32, uint32_t)
 KC__HOST_ATOMIC_INT(u64, uint64_t)
 
 /* Floating point: the value's bits in an unsigned integer of its size, and
- * a compare-and-swap loop for every read-modify-write.  `OP(old, v)` gives
- * the new value; `SKIP(old, v)` says no store is needed (min/max). */
-#define KC__HOST_FLOAT_RMW(s, T, U, name, NEWV, SKIP)                          \
-  KC__ATOMIC_FN T kc__host_fetch_##name##_##s(T *p, T v, int mo, int lmo) {    \
-    U *u = (U *)(void *)p;                                                     \
-    U ob = __atomic_load_n(u, lmo), nb;                                        \
-    T old, nv;                                                                 \
+ * a compare-and-swap loop for every read-modify-write, function `fn`.
+ * `NEWV(old, v)` gives the new value; `SKIP(old, v)` says no store is
+ * needed (min/max).  Names are pasted where the type suffix is first
+ * written, never passed on as a bare suffix: an argument a macro hands to
+ * another is macro-expanded first, so a user's `#define f64 ...` would
+ * reach the paste. */
+#define KC__HOST_FLOAT_RMW(fn, T, U, NEWV, SKIP)                               \
+  KC__ATOMIC_FN T fn(T *kc__p, T kc__v, int kc__mo, int kc__lmo) {             \
+    U *kc__u = (U *)(void *)kc__p;                                             \
+    U kc__ob = __atomic_load_n(kc__u, kc__lmo), kc__nb;                        \
+    T kc__old, kc__nv;                                                         \
     do {                                                                       \
-      memcpy(&old, &ob, sizeof old);                                           \
-      if (SKIP(old, v))                                                        \
+      memcpy(&kc__old, &kc__ob, sizeof kc__old);                               \
+      if (SKIP(kc__old, kc__v))                                                \
         break;                                                                 \
-      nv = NEWV(old, v);                                                       \
-      memcpy(&nb, &nv, sizeof nb);                                             \
-    } while (!__atomic_compare_exchange_n(u, &ob, nb, 1, mo, lmo));            \
-    return old;                                                                \
+      kc__nv = NEWV(kc__old, kc__v);                                           \
+      memcpy(&kc__nb, &kc__nv, sizeof kc__nb);                                 \
+    } while (!__atomic_compare_exchange_n(kc__u, &kc__ob, kc__nb, 1, kc__mo,   \
+                                          kc__lmo));                           \
+    return kc__old;                                                            \
   }
 #define KC__F_ADD(o, v) ((o) + (v))
 #define KC__F_SUB(o, v) ((o) - (v))
@@ -279,37 +299,40 @@ KC__HOST_ATOMIC_INT(u64, uint64_t)
 #define KC__F_NOT_GREATER(o, v) (!((v) > (o)))
 
 #define KC__HOST_ATOMIC_FLOAT(s, T, U)                                         \
-  KC__HOST_FLOAT_RMW(s, T, U, add, KC__F_ADD, KC__F_NEVER)                     \
-  KC__HOST_FLOAT_RMW(s, T, U, sub, KC__F_SUB, KC__F_NEVER)                     \
-  KC__HOST_FLOAT_RMW(s, T, U, min, KC__F_PICK, KC__F_NOT_LESS)                 \
-  KC__HOST_FLOAT_RMW(s, T, U, max, KC__F_PICK, KC__F_NOT_GREATER)              \
-  KC__ATOMIC_FN T kc__host_exchange_##s(T *p, T v, int mo) {                   \
-    U nb, ob;                                                                  \
-    T old;                                                                     \
-    memcpy(&nb, &v, sizeof nb);                                                \
-    ob = __atomic_exchange_n((U *)(void *)p, nb, mo);                          \
-    memcpy(&old, &ob, sizeof old);                                             \
-    return old;                                                                \
+  KC__HOST_FLOAT_RMW(kc__host_fetch_add_##s, T, U, KC__F_ADD, KC__F_NEVER)     \
+  KC__HOST_FLOAT_RMW(kc__host_fetch_sub_##s, T, U, KC__F_SUB, KC__F_NEVER)     \
+  KC__HOST_FLOAT_RMW(kc__host_fetch_min_##s, T, U, KC__F_PICK, KC__F_NOT_LESS) \
+  KC__HOST_FLOAT_RMW(kc__host_fetch_max_##s, T, U, KC__F_PICK,                 \
+                     KC__F_NOT_GREATER)                                        \
+  KC__ATOMIC_FN T kc__host_exchange_##s(T *kc__p, T kc__v, int kc__mo) {       \
+    U kc__nb, kc__ob;                                                          \
+    T kc__old;                                                                 \
+    memcpy(&kc__nb, &kc__v, sizeof kc__nb);                                    \
+    kc__ob = __atomic_exchange_n((U *)(void *)kc__p, kc__nb, kc__mo);          \
+    memcpy(&kc__old, &kc__ob, sizeof kc__old);                                 \
+    return kc__old;                                                            \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_cas_##s(T *p, T e, T d, int mo, int lmo) {          \
-    U eb, db;                                                                  \
-    T old;                                                                     \
-    memcpy(&eb, &e, sizeof eb);                                                \
-    memcpy(&db, &d, sizeof db);                                                \
-    __atomic_compare_exchange_n((U *)(void *)p, &eb, db, 0, mo, lmo);          \
-    memcpy(&old, &eb, sizeof old);                                             \
-    return old;                                                                \
+  KC__ATOMIC_FN T kc__host_cas_##s(T *kc__p, T kc__e, T kc__d, int kc__mo,     \
+                                   int kc__lmo) {                              \
+    U kc__eb, kc__db;                                                          \
+    T kc__old;                                                                 \
+    memcpy(&kc__eb, &kc__e, sizeof kc__eb);                                    \
+    memcpy(&kc__db, &kc__d, sizeof kc__db);                                    \
+    __atomic_compare_exchange_n((U *)(void *)kc__p, &kc__eb, kc__db, 0,        \
+                                kc__mo, kc__lmo);                              \
+    memcpy(&kc__old, &kc__eb, sizeof kc__old);                                 \
+    return kc__old;                                                            \
   }                                                                            \
-  KC__ATOMIC_FN T kc__host_load_##s(const T *p, int mo) {                      \
-    U b = __atomic_load_n((const U *)(const void *)p, mo);                     \
-    T v;                                                                       \
-    memcpy(&v, &b, sizeof v);                                                  \
-    return v;                                                                  \
+  KC__ATOMIC_FN T kc__host_load_##s(const T *kc__p, int kc__mo) {              \
+    U kc__b = __atomic_load_n((const U *)(const void *)kc__p, kc__mo);         \
+    T kc__v;                                                                   \
+    memcpy(&kc__v, &kc__b, sizeof kc__v);                                      \
+    return kc__v;                                                              \
   }                                                                            \
-  KC__ATOMIC_FN void kc__host_store_##s(T *p, T v, int mo) {                   \
-    U b;                                                                       \
-    memcpy(&b, &v, sizeof b);                                                  \
-    __atomic_store_n((U *)(void *)p, b, mo);                                   \
+  KC__ATOMIC_FN void kc__host_store_##s(T *kc__p, T kc__v, int kc__mo) {       \
+    U kc__b;                                                                   \
+    memcpy(&kc__b, &kc__v, sizeof kc__b);                                      \
+    __atomic_store_n((U *)(void *)kc__p, kc__b, kc__mo);                       \
   }
 
 KC__HOST_ATOMIC_FLOAT(f32, float, uint32_t)
@@ -322,104 +345,116 @@ KC__HOST_ATOMIC_FLOAT(f64, double, uint64_t)
 #if defined(__CUDA_ARCH__)
 
 /* Bit casts between a value and the unsigned type atomicCAS takes. */
-__device__ __forceinline__ unsigned int kc__dev_bits(float v) {
-  return __float_as_uint(v);
+__device__ __forceinline__ unsigned int kc__dev_bits(float kc__v) {
+  return __float_as_uint(kc__v);
 }
-__device__ __forceinline__ unsigned long long kc__dev_bits(double v) {
-  return (unsigned long long)__double_as_longlong(v);
+__device__ __forceinline__ unsigned long long kc__dev_bits(double kc__v) {
+  return (unsigned long long)__double_as_longlong(kc__v);
 }
-__device__ __forceinline__ unsigned int kc__dev_bits(int32_t v) {
-  return (unsigned int)v;
+__device__ __forceinline__ unsigned int kc__dev_bits(int32_t kc__v) {
+  return (unsigned int)kc__v;
 }
-__device__ __forceinline__ unsigned long long kc__dev_bits(int64_t v) {
-  return (unsigned long long)v;
+__device__ __forceinline__ unsigned long long kc__dev_bits(int64_t kc__v) {
+  return (unsigned long long)kc__v;
 }
-__device__ __forceinline__ unsigned int kc__dev_bits(uint32_t v) { return v; }
-__device__ __forceinline__ unsigned long long kc__dev_bits(uint64_t v) {
-  return (unsigned long long)v;
+__device__ __forceinline__ unsigned int kc__dev_bits(uint32_t kc__v) {
+  return kc__v;
 }
-template <class T> __device__ __forceinline__ T kc__dev_from(unsigned int b);
+__device__ __forceinline__ unsigned long long kc__dev_bits(uint64_t kc__v) {
+  return (unsigned long long)kc__v;
+}
+template <class kc__T>
+__device__ __forceinline__ kc__T kc__dev_from(unsigned int kc__b);
 template <>
-__device__ __forceinline__ float kc__dev_from<float>(unsigned int b) {
-  return __uint_as_float(b);
+__device__ __forceinline__ float kc__dev_from<float>(unsigned int kc__b) {
+  return __uint_as_float(kc__b);
 }
 template <>
-__device__ __forceinline__ int32_t kc__dev_from<int32_t>(unsigned int b) {
-  return (int32_t)b;
+__device__ __forceinline__ int32_t kc__dev_from<int32_t>(unsigned int kc__b) {
+  return (int32_t)kc__b;
 }
 template <>
-__device__ __forceinline__ uint32_t kc__dev_from<uint32_t>(unsigned int b) {
-  return b;
+__device__ __forceinline__ uint32_t kc__dev_from<uint32_t>(unsigned int kc__b) {
+  return kc__b;
 }
-template <class T>
-__device__ __forceinline__ T kc__dev_from64(unsigned long long b);
+template <class kc__T>
+__device__ __forceinline__ kc__T kc__dev_from64(unsigned long long kc__b);
 template <>
-__device__ __forceinline__ double kc__dev_from64<double>(unsigned long long b) {
-  return __longlong_as_double((long long)b);
+__device__ __forceinline__ double
+kc__dev_from64<double>(unsigned long long kc__b) {
+  return __longlong_as_double((long long)kc__b);
 }
 template <>
 __device__ __forceinline__ int64_t
-kc__dev_from64<int64_t>(unsigned long long b) {
-  return (int64_t)b;
+kc__dev_from64<int64_t>(unsigned long long kc__b) {
+  return (int64_t)kc__b;
 }
 template <>
 __device__ __forceinline__ uint64_t
-kc__dev_from64<uint64_t>(unsigned long long b) {
-  return (uint64_t)b;
+kc__dev_from64<uint64_t>(unsigned long long kc__b) {
+  return (uint64_t)kc__b;
 }
 
 /* The generic compare-and-swap loop: new = OP(old, v), skipped when
  * SKIP(old, v).  32-bit types. */
-template <class T, class Op>
-__device__ __forceinline__ T kc__dev_cas_loop32(T *p, T v) {
-  unsigned int *u = (unsigned int *)p;
-  unsigned int ob = *(volatile unsigned int *)u, prev;
-  T old;
+template <class kc__T, class kc__Op>
+__device__ __forceinline__ kc__T kc__dev_cas_loop32(kc__T *kc__p, kc__T kc__v) {
+  unsigned int *kc__u = (unsigned int *)kc__p;
+  unsigned int kc__ob = *(volatile unsigned int *)kc__u, kc__prev;
+  kc__T kc__old;
   do {
-    old = kc__dev_from<T>(ob);
-    if (Op::skip(old, v))
+    kc__old = kc__dev_from<kc__T>(kc__ob);
+    if (kc__Op::kc__skip(kc__old, kc__v))
       break;
-    prev = ob;
-    ob = atomicCAS(u, prev, kc__dev_bits(Op::apply(old, v)));
-  } while (ob != prev);
-  return old;
+    kc__prev = kc__ob;
+    kc__ob = atomicCAS(kc__u, kc__prev,
+                       kc__dev_bits(kc__Op::kc__apply(kc__old, kc__v)));
+  } while (kc__ob != kc__prev);
+  return kc__old;
 }
-template <class T, class Op>
-__device__ __forceinline__ T kc__dev_cas_loop64(T *p, T v) {
-  unsigned long long *u = (unsigned long long *)p;
-  unsigned long long ob = *(volatile unsigned long long *)u, prev;
-  T old;
+template <class kc__T, class kc__Op>
+__device__ __forceinline__ kc__T kc__dev_cas_loop64(kc__T *kc__p, kc__T kc__v) {
+  unsigned long long *kc__u = (unsigned long long *)kc__p;
+  unsigned long long kc__ob = *(volatile unsigned long long *)kc__u, kc__prev;
+  kc__T kc__old;
   do {
-    old = kc__dev_from64<T>(ob);
-    if (Op::skip(old, v))
+    kc__old = kc__dev_from64<kc__T>(kc__ob);
+    if (kc__Op::kc__skip(kc__old, kc__v))
       break;
-    prev = ob;
-    ob = atomicCAS(u, prev, kc__dev_bits(Op::apply(old, v)));
-  } while (ob != prev);
-  return old;
+    kc__prev = kc__ob;
+    kc__ob = atomicCAS(kc__u, kc__prev,
+                       kc__dev_bits(kc__Op::kc__apply(kc__old, kc__v)));
+  } while (kc__ob != kc__prev);
+  return kc__old;
 }
 struct kc__dev_op_add {
-  template <class T> static __device__ __forceinline__ T apply(T o, T v) {
-    return o + v;
+  template <class kc__T>
+  static __device__ __forceinline__ kc__T kc__apply(kc__T kc__o, kc__T kc__v) {
+    return kc__o + kc__v;
   }
-  template <class T> static __device__ __forceinline__ bool skip(T, T) {
+  template <class kc__T>
+  static __device__ __forceinline__ bool kc__skip(kc__T, kc__T) {
     return false;
   }
 };
 struct kc__dev_op_min {
-  template <class T> static __device__ __forceinline__ T apply(T, T v) {
-    return v;
+  template <class kc__T>
+  static __device__ __forceinline__ kc__T kc__apply(kc__T, kc__T kc__v) {
+    return kc__v;
   }
-  template <class T> static __device__ __forceinline__ bool skip(T o, T v) {
-    return !(v < o);
+  template <class kc__T>
+  static __device__ __forceinline__ bool kc__skip(kc__T kc__o, kc__T kc__v) {
+    return !(kc__v < kc__o);
   }
 };
 struct kc__dev_op_max {
-  template <class T> static __device__ __forceinline__ T apply(T, T v) {
-    return v;
+  template <class kc__T>
+  static __device__ __forceinline__ kc__T kc__apply(kc__T, kc__T kc__v) {
+    return kc__v;
   }
-  template <class T> static __device__ __forceinline__ bool skip(T o, T v) {
-    return !(v > o);
+  template <class kc__T>
+  static __device__ __forceinline__ bool kc__skip(kc__T kc__o, kc__T kc__v) {
+    return !(kc__v > kc__o);
   }
 };
 
@@ -429,15 +464,15 @@ struct kc__dev_op_max {
  * (__threadfence), as libcu++ does.  An order an operation cannot have is
  * strengthened: a release load is an acquire load, an acquire store a
  * release store. */
-__device__ __forceinline__ void kc__dev_fence(kc_memory_order o) {
-  o = KC__MO(o);
+__device__ __forceinline__ void kc__dev_fence(kc_memory_order kc__o) {
+  kc__o = KC__MO(kc__o);
 #if __CUDA_ARCH__ >= 700
-  if (o == KC_MEMORY_ORDER_SEQ_CST)
+  if (kc__o == KC_MEMORY_ORDER_SEQ_CST)
     asm volatile("fence.sc.gpu;" ::: "memory");
-  else if (o != KC_MEMORY_ORDER_RELAXED)
+  else if (kc__o != KC_MEMORY_ORDER_RELAXED)
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
 #else
-  if (o != KC_MEMORY_ORDER_RELAXED)
+  if (kc__o != KC_MEMORY_ORDER_RELAXED)
     __threadfence();
 #endif
 }
@@ -445,70 +480,75 @@ __device__ __forceinline__ void kc__dev_fence(kc_memory_order o) {
  * it, the acquire half after it -- the PTX memory model's release and
  * acquire patterns (a fence, then a strong write; a strong read, then a
  * fence). */
-__device__ __forceinline__ void kc__dev_rmw_before(kc_memory_order o) {
-  o = KC__MO(o);
-  if (o == KC_MEMORY_ORDER_RELEASE || o == KC_MEMORY_ORDER_ACQ_REL ||
-      o == KC_MEMORY_ORDER_SEQ_CST)
-    kc__dev_fence(o);
+__device__ __forceinline__ void kc__dev_rmw_before(kc_memory_order kc__o) {
+  kc__o = KC__MO(kc__o);
+  if (kc__o == KC_MEMORY_ORDER_RELEASE || kc__o == KC_MEMORY_ORDER_ACQ_REL ||
+      kc__o == KC_MEMORY_ORDER_SEQ_CST)
+    kc__dev_fence(kc__o);
 }
-__device__ __forceinline__ void kc__dev_rmw_after(kc_memory_order o) {
-  o = KC__MO(o);
-  if (o == KC_MEMORY_ORDER_ACQUIRE || o == KC_MEMORY_ORDER_ACQ_REL ||
-      o == KC_MEMORY_ORDER_SEQ_CST)
+__device__ __forceinline__ void kc__dev_rmw_after(kc_memory_order kc__o) {
+  kc__o = KC__MO(kc__o);
+  if (kc__o == KC_MEMORY_ORDER_ACQUIRE || kc__o == KC_MEMORY_ORDER_ACQ_REL ||
+      kc__o == KC_MEMORY_ORDER_SEQ_CST)
     kc__dev_fence(KC_MEMORY_ORDER_ACQ_REL);
 }
-template <class T>
-__device__ __forceinline__ T kc__dev_rmw_keep(T r, kc_memory_order o) {
-  kc__dev_rmw_after(o);
-  return r;
+template <class kc__T>
+__device__ __forceinline__ kc__T kc__dev_rmw_keep(kc__T kc__r,
+                                                  kc_memory_order kc__o) {
+  kc__dev_rmw_after(kc__o);
+  return kc__r;
 }
 
 #if __CUDA_ARCH__ >= 700
 #define KC__DEV_LD(W, R, B)                                                    \
-  __device__ __forceinline__ W kc__dev_ld(const W *p, kc_memory_order o) {     \
-    W v;                                                                       \
-    o = KC__MO(o);                                                             \
-    if (o == KC_MEMORY_ORDER_RELAXED) {                                        \
+  __device__ __forceinline__ W kc__dev_ld(const W *kc__p,                      \
+                                          kc_memory_order kc__o) {             \
+    W kc__v;                                                                   \
+    kc__o = KC__MO(kc__o);                                                     \
+    if (kc__o == KC_MEMORY_ORDER_RELAXED) {                                    \
       asm volatile("ld.relaxed.gpu.b" B " %0, [%1];"                           \
-                   : "=" R(v)                                                  \
-                   : "l"(p)                                                    \
+                   : "=" R(kc__v)                                              \
+                   : "l"(kc__p)                                                \
                    : "memory");                                                \
-      return v;                                                                \
+      return kc__v;                                                            \
     }                                                                          \
-    if (o == KC_MEMORY_ORDER_SEQ_CST)                                          \
+    if (kc__o == KC_MEMORY_ORDER_SEQ_CST)                                      \
       asm volatile("fence.sc.gpu;" ::: "memory");                              \
     asm volatile("ld.acquire.gpu.b" B " %0, [%1];"                             \
-                 : "=" R(v)                                                    \
-                 : "l"(p)                                                      \
+                 : "=" R(kc__v)                                                \
+                 : "l"(kc__p)                                                  \
                  : "memory");                                                  \
-    return v;                                                                  \
+    return kc__v;                                                              \
   }                                                                            \
-  __device__ __forceinline__ void kc__dev_st(W *p, W v, kc_memory_order o) {   \
-    o = KC__MO(o);                                                             \
-    if (o == KC_MEMORY_ORDER_SEQ_CST)                                          \
+  __device__ __forceinline__ void kc__dev_st(W *kc__p, W kc__v,                \
+                                             kc_memory_order kc__o) {          \
+    kc__o = KC__MO(kc__o);                                                     \
+    if (kc__o == KC_MEMORY_ORDER_SEQ_CST)                                      \
       asm volatile("fence.sc.gpu;" ::: "memory");                              \
-    if (o == KC_MEMORY_ORDER_RELAXED || o == KC_MEMORY_ORDER_SEQ_CST)          \
-      asm volatile("st.relaxed.gpu.b" B " [%0], %1;" ::"l"(p), R(v)            \
+    if (kc__o == KC_MEMORY_ORDER_RELAXED || kc__o == KC_MEMORY_ORDER_SEQ_CST)  \
+      asm volatile("st.relaxed.gpu.b" B " [%0], %1;" ::"l"(kc__p), R(kc__v)    \
                    : "memory");                                                \
     else                                                                       \
-      asm volatile("st.release.gpu.b" B " [%0], %1;" ::"l"(p), R(v)            \
+      asm volatile("st.release.gpu.b" B " [%0], %1;" ::"l"(kc__p), R(kc__v)    \
                    : "memory");                                                \
   }
 #else
 #define KC__DEV_LD(W, R, B)                                                    \
-  __device__ __forceinline__ W kc__dev_ld(const W *p, kc_memory_order o) {     \
-    o = KC__MO(o);                                                             \
-    if (o == KC_MEMORY_ORDER_SEQ_CST)                                          \
+  __device__ __forceinline__ W kc__dev_ld(const W *kc__p,                      \
+                                          kc_memory_order kc__o) {             \
+    kc__o = KC__MO(kc__o);                                                     \
+    if (kc__o == KC_MEMORY_ORDER_SEQ_CST)                                      \
       __threadfence();                                                         \
-    W v = *(const volatile W *)p;                                              \
-    if (o != KC_MEMORY_ORDER_RELAXED)                                          \
+    W kc__v = *(const volatile W *)kc__p;                                      \
+    if (kc__o != KC_MEMORY_ORDER_RELAXED)                                      \
       __threadfence();                                                         \
-    return v;                                                                  \
+    return kc__v;                                                              \
   }                                                                            \
-  __device__ __forceinline__ void kc__dev_st(W *p, W v, kc_memory_order o) {   \
-    if (o != KC_MEMORY_ORDER_RELAXED)                                          \
+  __device__ __forceinline__ void kc__dev_st(W *kc__p, W kc__v,                \
+                                             kc_memory_order kc__o) {          \
+    if (kc__o != KC_MEMORY_ORDER_RELAXED)                                      \
       __threadfence();                                                         \
-    *(volatile W *)p = v;                                                      \
+    *(volatile W *)kc__p = kc__v;                                              \
   }
 #endif
 KC__DEV_LD(unsigned int, "r", "32")
@@ -516,13 +556,13 @@ KC__DEV_LD(unsigned long long, "l", "64")
 
 /* Ordered loads and stores of each type, through its bits. */
 #define KC__DEV_ORDERED_LS(T, U, FROM)                                         \
-  __device__ __forceinline__ T kc__dev_load_explicit(const T *p,               \
-                                                     kc_memory_order o) {      \
-    return FROM(kc__dev_ld((const U *)(const void *)p, o));                    \
+  __device__ __forceinline__ T kc__dev_load_explicit(const T *kc__p,           \
+                                                     kc_memory_order kc__o) {  \
+    return FROM(kc__dev_ld((const U *)(const void *)kc__p, kc__o));            \
   }                                                                            \
-  __device__ __forceinline__ void kc__dev_store_explicit(T *p, T v,            \
-                                                         kc_memory_order o) {  \
-    kc__dev_st((U *)(void *)p, (U)kc__dev_bits(v), o);                         \
+  __device__ __forceinline__ void kc__dev_store_explicit(                      \
+      T *kc__p, T kc__v, kc_memory_order kc__o) {                              \
+    kc__dev_st((U *)(void *)kc__p, (U)kc__dev_bits(kc__v), kc__o);             \
   }
 KC__DEV_ORDERED_LS(int32_t, unsigned int, kc__dev_from<int32_t>)
 KC__DEV_ORDERED_LS(uint32_t, unsigned int, kc__dev_from<uint32_t>)
@@ -618,54 +658,60 @@ KC__DEV_ORDERED_LS(double, unsigned long long, kc__dev_from64<double>)
 
 /* The public functions of one type. */
 #define KC__ATOMIC_API(s, S, T)                                                \
-  KC__ATOMIC_FN T kc_atomic_fetch_add_##s(T *p, T v) {                         \
+  KC__ATOMIC_FN T kc_atomic_fetch_add_##s(T *kc__p, T kc__v) {                 \
+    return KC__ATOMIC_PICK(kc__host_fetch_add_##s(kc__p, kc__v,                \
+                                                  KC__HOST_RELAXED,            \
+                                                  KC__HOST_RELAXED),           \
+                           KC__DEV_##S##_ADD(kc__p, kc__v));                   \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_fetch_sub_##s(T *kc__p, T kc__v) {                 \
+    return KC__ATOMIC_PICK(kc__host_fetch_sub_##s(kc__p, kc__v,                \
+                                                  KC__HOST_RELAXED,            \
+                                                  KC__HOST_RELAXED),           \
+                           KC__DEV_##S##_SUB(kc__p, kc__v));                   \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_fetch_min_##s(T *kc__p, T kc__v) {                 \
+    return KC__ATOMIC_PICK(kc__host_fetch_min_##s(kc__p, kc__v,                \
+                                                  KC__HOST_RELAXED,            \
+                                                  KC__HOST_RELAXED),           \
+                           KC__DEV_##S##_MIN(kc__p, kc__v));                   \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_fetch_max_##s(T *kc__p, T kc__v) {                 \
+    return KC__ATOMIC_PICK(kc__host_fetch_max_##s(kc__p, kc__v,                \
+                                                  KC__HOST_RELAXED,            \
+                                                  KC__HOST_RELAXED),           \
+                           KC__DEV_##S##_MAX(kc__p, kc__v));                   \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_exchange_##s(T *kc__p, T kc__v) {                  \
     return KC__ATOMIC_PICK(                                                    \
-        kc__host_fetch_add_##s(p, v, KC__HOST_RELAXED, KC__HOST_RELAXED),      \
-        KC__DEV_##S##_ADD(p, v));                                              \
+        kc__host_exchange_##s(kc__p, kc__v, KC__HOST_RELAXED),                 \
+        KC__DEV_##S##_XCHG(kc__p, kc__v));                                     \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_fetch_sub_##s(T *p, T v) {                         \
-    return KC__ATOMIC_PICK(                                                    \
-        kc__host_fetch_sub_##s(p, v, KC__HOST_RELAXED, KC__HOST_RELAXED),      \
-        KC__DEV_##S##_SUB(p, v));                                              \
+  KC__ATOMIC_FN T kc_atomic_compare_exchange_##s(T *kc__p, T kc__e, T kc__d) { \
+    return KC__ATOMIC_PICK(kc__host_cas_##s(kc__p, kc__e, kc__d,               \
+                                            KC__HOST_RELAXED,                  \
+                                            KC__HOST_RELAXED),                 \
+                           KC__DEV_##S##_CAS(kc__p, kc__e, kc__d));            \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_fetch_min_##s(T *p, T v) {                         \
-    return KC__ATOMIC_PICK(                                                    \
-        kc__host_fetch_min_##s(p, v, KC__HOST_RELAXED, KC__HOST_RELAXED),      \
-        KC__DEV_##S##_MIN(p, v));                                              \
+  KC__ATOMIC_FN T kc_atomic_load_##s(const T *kc__p) {                         \
+    return KC__ATOMIC_PICK(kc__host_load_##s(kc__p, KC__HOST_RELAXED),         \
+                           KC__DEV_LOAD(kc__p));                               \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_fetch_max_##s(T *p, T v) {                         \
-    return KC__ATOMIC_PICK(                                                    \
-        kc__host_fetch_max_##s(p, v, KC__HOST_RELAXED, KC__HOST_RELAXED),      \
-        KC__DEV_##S##_MAX(p, v));                                              \
+  KC__ATOMIC_FN void kc_atomic_store_##s(T *kc__p, T kc__v) {                  \
+    KC__ATOMIC_PICK(kc__host_store_##s(kc__p, kc__v, KC__HOST_RELAXED),        \
+                    (void)KC__DEV_##S##_XCHG(kc__p, kc__v));                   \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_exchange_##s(T *p, T v) {                          \
-    return KC__ATOMIC_PICK(kc__host_exchange_##s(p, v, KC__HOST_RELAXED),      \
-                           KC__DEV_##S##_XCHG(p, v));                          \
+  KC__ATOMIC_FN void kc_atomic_add_##s(T *kc__p, T kc__v) {                    \
+    (void)kc_atomic_fetch_add_##s(kc__p, kc__v);                               \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_compare_exchange_##s(T *p, T e, T d) {             \
-    return KC__ATOMIC_PICK(                                                    \
-        kc__host_cas_##s(p, e, d, KC__HOST_RELAXED, KC__HOST_RELAXED),         \
-        KC__DEV_##S##_CAS(p, e, d));                                           \
+  KC__ATOMIC_FN void kc_atomic_sub_##s(T *kc__p, T kc__v) {                    \
+    (void)kc_atomic_fetch_sub_##s(kc__p, kc__v);                               \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_load_##s(const T *p) {                             \
-    return KC__ATOMIC_PICK(kc__host_load_##s(p, KC__HOST_RELAXED),             \
-                           KC__DEV_LOAD(p));                                   \
+  KC__ATOMIC_FN void kc_atomic_min_##s(T *kc__p, T kc__v) {                    \
+    (void)kc_atomic_fetch_min_##s(kc__p, kc__v);                               \
   }                                                                            \
-  KC__ATOMIC_FN void kc_atomic_store_##s(T *p, T v) {                          \
-    KC__ATOMIC_PICK(kc__host_store_##s(p, v, KC__HOST_RELAXED),                \
-                    (void)KC__DEV_##S##_XCHG(p, v));                           \
-  }                                                                            \
-  KC__ATOMIC_FN void kc_atomic_add_##s(T *p, T v) {                            \
-    (void)kc_atomic_fetch_add_##s(p, v);                                       \
-  }                                                                            \
-  KC__ATOMIC_FN void kc_atomic_sub_##s(T *p, T v) {                            \
-    (void)kc_atomic_fetch_sub_##s(p, v);                                       \
-  }                                                                            \
-  KC__ATOMIC_FN void kc_atomic_min_##s(T *p, T v) {                            \
-    (void)kc_atomic_fetch_min_##s(p, v);                                       \
-  }                                                                            \
-  KC__ATOMIC_FN void kc_atomic_max_##s(T *p, T v) {                            \
-    (void)kc_atomic_fetch_max_##s(p, v);                                       \
+  KC__ATOMIC_FN void kc_atomic_max_##s(T *kc__p, T kc__v) {                    \
+    (void)kc_atomic_fetch_max_##s(kc__p, kc__v);                               \
   }
 
 KC__ATOMIC_API(i32, I32, int32_t)
@@ -677,47 +723,57 @@ KC__ATOMIC_API(f64, F64, double)
 
 /* The ordered (_explicit) functions of one type.  Host: the builtins
  * with the orders kc__host_*_mo give.  Device: ordered loads and stores,
- * and the relaxed read-modify-write between the halves of its order. */
+ * and the relaxed read-modify-write between the halves of its order.
+ * KC__ORDERED_FETCH gets whole names, pasted here (see
+ * KC__HOST_FLOAT_RMW): a bare F64 or MIN handed on would be expanded if
+ * the user defines it. */
 #if defined(__CUDA_ARCH__)
 #define KC__ORDERED_RMW(o, expr)                                               \
   (kc__dev_rmw_before(o), kc__dev_rmw_keep((expr), (o)))
 #else
 #define KC__ORDERED_RMW(o, expr) expr
 #endif
-#define KC__ORDERED_FETCH(s, S, T, name, NAME)                                 \
-  KC__ATOMIC_FN T kc_atomic_fetch_##name##_explicit_##s(T *p, T v,             \
-                                                        kc_memory_order o) {   \
+#define KC__ORDERED_FETCH(fn, T, host, dev)                                    \
+  KC__ATOMIC_FN T fn(T *kc__p, T kc__v, kc_memory_order kc__o) {               \
     return KC__ORDERED_RMW(                                                    \
-        o, KC__ATOMIC_PICK(kc__host_fetch_##name##_##s(p, v, kc__host_mo(o),   \
-                                                       kc__host_fail_mo(o)),   \
-                           KC__DEV_##S##_##NAME(p, v)));                       \
+        kc__o, KC__ATOMIC_PICK(host(kc__p, kc__v, kc__host_mo(kc__o),          \
+                                    kc__host_fail_mo(kc__o)),                  \
+                               dev(kc__p, kc__v)));                            \
   }
 #define KC__ORDERED_API(s, S, T)                                               \
-  KC__ORDERED_FETCH(s, S, T, add, ADD)                                         \
-  KC__ORDERED_FETCH(s, S, T, sub, SUB)                                         \
-  KC__ORDERED_FETCH(s, S, T, min, MIN)                                         \
-  KC__ORDERED_FETCH(s, S, T, max, MAX)                                         \
-  KC__ATOMIC_FN T kc_atomic_exchange_explicit_##s(T *p, T v,                   \
-                                                  kc_memory_order o) {         \
+  KC__ORDERED_FETCH(kc_atomic_fetch_add_explicit_##s, T,                       \
+                    kc__host_fetch_add_##s, KC__DEV_##S##_ADD)                 \
+  KC__ORDERED_FETCH(kc_atomic_fetch_sub_explicit_##s, T,                       \
+                    kc__host_fetch_sub_##s, KC__DEV_##S##_SUB)                 \
+  KC__ORDERED_FETCH(kc_atomic_fetch_min_explicit_##s, T,                       \
+                    kc__host_fetch_min_##s, KC__DEV_##S##_MIN)                 \
+  KC__ORDERED_FETCH(kc_atomic_fetch_max_explicit_##s, T,                       \
+                    kc__host_fetch_max_##s, KC__DEV_##S##_MAX)                 \
+  KC__ATOMIC_FN T kc_atomic_exchange_explicit_##s(T *kc__p, T kc__v,           \
+                                                  kc_memory_order kc__o) {     \
     return KC__ORDERED_RMW(                                                    \
-        o, KC__ATOMIC_PICK(kc__host_exchange_##s(p, v, kc__host_mo(o)),        \
-                           KC__DEV_##S##_XCHG(p, v)));                         \
+        kc__o, KC__ATOMIC_PICK(                                                \
+                   kc__host_exchange_##s(kc__p, kc__v, kc__host_mo(kc__o)),    \
+                   KC__DEV_##S##_XCHG(kc__p, kc__v)));                         \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_compare_exchange_explicit_##s(T *p, T e, T d,      \
-                                                          kc_memory_order o) { \
+  KC__ATOMIC_FN T kc_atomic_compare_exchange_explicit_##s(                     \
+      T *kc__p, T kc__e, T kc__d, kc_memory_order kc__o) {                     \
     return KC__ORDERED_RMW(                                                    \
-        o, KC__ATOMIC_PICK(                                                    \
-               kc__host_cas_##s(p, e, d, kc__host_mo(o), kc__host_fail_mo(o)), \
-               KC__DEV_##S##_CAS(p, e, d)));                                   \
+        kc__o, KC__ATOMIC_PICK(kc__host_cas_##s(kc__p, kc__e, kc__d,           \
+                                                kc__host_mo(kc__o),            \
+                                                kc__host_fail_mo(kc__o)),      \
+                               KC__DEV_##S##_CAS(kc__p, kc__e, kc__d)));       \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_load_explicit_##s(const T *p, kc_memory_order o) { \
-    return KC__ATOMIC_PICK(kc__host_load_##s(p, kc__host_load_mo(o)),          \
-                           kc__dev_load_explicit(p, o));                       \
+  KC__ATOMIC_FN T kc_atomic_load_explicit_##s(const T *kc__p,                  \
+                                              kc_memory_order kc__o) {         \
+    return KC__ATOMIC_PICK(kc__host_load_##s(kc__p, kc__host_load_mo(kc__o)),  \
+                           kc__dev_load_explicit(kc__p, kc__o));               \
   }                                                                            \
-  KC__ATOMIC_FN void kc_atomic_store_explicit_##s(T *p, T v,                   \
-                                                  kc_memory_order o) {         \
-    KC__ATOMIC_PICK(kc__host_store_##s(p, v, kc__host_store_mo(o)),            \
-                    kc__dev_store_explicit(p, v, o));                          \
+  KC__ATOMIC_FN void kc_atomic_store_explicit_##s(T *kc__p, T kc__v,           \
+                                                  kc_memory_order kc__o) {     \
+    KC__ATOMIC_PICK(                                                           \
+        kc__host_store_##s(kc__p, kc__v, kc__host_store_mo(kc__o)),            \
+        kc__dev_store_explicit(kc__p, kc__v, kc__o));                          \
   }
 
 KC__ORDERED_API(i32, I32, int32_t)
@@ -728,8 +784,9 @@ KC__ORDERED_API(f32, F32, float)
 KC__ORDERED_API(f64, F64, double)
 
 /* Fences. */
-KC__ATOMIC_FN void kc_atomic_thread_fence(kc_memory_order o) {
-  KC__ATOMIC_PICK(__atomic_thread_fence(kc__host_mo(o)), kc__dev_fence(o));
+KC__ATOMIC_FN void kc_atomic_thread_fence(kc_memory_order kc__o) {
+  KC__ATOMIC_PICK(__atomic_thread_fence(kc__host_mo(kc__o)),
+                  kc__dev_fence(kc__o));
 }
 KC__ATOMIC_FN void kc_memory_fence(void) {
   kc_atomic_thread_fence(KC_MEMORY_ORDER_SEQ_CST);
@@ -738,54 +795,74 @@ KC__ATOMIC_FN void kc_memory_fence(void) {
 /* Type-generic names. */
 #if defined(__cplusplus)
 #define KC__ATOMIC_OVERLOADS(s, T)                                             \
-  KC__ATOMIC_FN void kc_atomic_add(T *p, T v) { kc_atomic_add_##s(p, v); }     \
-  KC__ATOMIC_FN void kc_atomic_sub(T *p, T v) { kc_atomic_sub_##s(p, v); }     \
-  KC__ATOMIC_FN void kc_atomic_min(T *p, T v) { kc_atomic_min_##s(p, v); }     \
-  KC__ATOMIC_FN void kc_atomic_max(T *p, T v) { kc_atomic_max_##s(p, v); }     \
-  KC__ATOMIC_FN T kc_atomic_fetch_add(T *p, T v) {                             \
-    return kc_atomic_fetch_add_##s(p, v);                                      \
+  KC__ATOMIC_FN void kc_atomic_add(T *kc__p, T kc__v) {                        \
+    kc_atomic_add_##s(kc__p, kc__v);                                           \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_fetch_sub(T *p, T v) {                             \
-    return kc_atomic_fetch_sub_##s(p, v);                                      \
+  KC__ATOMIC_FN void kc_atomic_sub(T *kc__p, T kc__v) {                        \
+    kc_atomic_sub_##s(kc__p, kc__v);                                           \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_fetch_min(T *p, T v) {                             \
-    return kc_atomic_fetch_min_##s(p, v);                                      \
+  KC__ATOMIC_FN void kc_atomic_min(T *kc__p, T kc__v) {                        \
+    kc_atomic_min_##s(kc__p, kc__v);                                           \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_fetch_max(T *p, T v) {                             \
-    return kc_atomic_fetch_max_##s(p, v);                                      \
+  KC__ATOMIC_FN void kc_atomic_max(T *kc__p, T kc__v) {                        \
+    kc_atomic_max_##s(kc__p, kc__v);                                           \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_exchange(T *p, T v) {                              \
-    return kc_atomic_exchange_##s(p, v);                                       \
+  KC__ATOMIC_FN T kc_atomic_fetch_add(T *kc__p, T kc__v) {                     \
+    return kc_atomic_fetch_add_##s(kc__p, kc__v);                              \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_compare_exchange(T *p, T e, T d) {                 \
-    return kc_atomic_compare_exchange_##s(p, e, d);                            \
+  KC__ATOMIC_FN T kc_atomic_fetch_sub(T *kc__p, T kc__v) {                     \
+    return kc_atomic_fetch_sub_##s(kc__p, kc__v);                              \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_load(const T *p) { return kc_atomic_load_##s(p); } \
-  KC__ATOMIC_FN void kc_atomic_store(T *p, T v) { kc_atomic_store_##s(p, v); } \
-  KC__ATOMIC_FN T kc_atomic_fetch_add_explicit(T *p, T v, kc_memory_order o) { \
-    return kc_atomic_fetch_add_explicit_##s(p, v, o);                          \
+  KC__ATOMIC_FN T kc_atomic_fetch_min(T *kc__p, T kc__v) {                     \
+    return kc_atomic_fetch_min_##s(kc__p, kc__v);                              \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_fetch_sub_explicit(T *p, T v, kc_memory_order o) { \
-    return kc_atomic_fetch_sub_explicit_##s(p, v, o);                          \
+  KC__ATOMIC_FN T kc_atomic_fetch_max(T *kc__p, T kc__v) {                     \
+    return kc_atomic_fetch_max_##s(kc__p, kc__v);                              \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_fetch_min_explicit(T *p, T v, kc_memory_order o) { \
-    return kc_atomic_fetch_min_explicit_##s(p, v, o);                          \
+  KC__ATOMIC_FN T kc_atomic_exchange(T *kc__p, T kc__v) {                      \
+    return kc_atomic_exchange_##s(kc__p, kc__v);                               \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_fetch_max_explicit(T *p, T v, kc_memory_order o) { \
-    return kc_atomic_fetch_max_explicit_##s(p, v, o);                          \
+  KC__ATOMIC_FN T kc_atomic_compare_exchange(T *kc__p, T kc__e, T kc__d) {     \
+    return kc_atomic_compare_exchange_##s(kc__p, kc__e, kc__d);                \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_exchange_explicit(T *p, T v, kc_memory_order o) {  \
-    return kc_atomic_exchange_explicit_##s(p, v, o);                           \
+  KC__ATOMIC_FN T kc_atomic_load(const T *kc__p) {                             \
+    return kc_atomic_load_##s(kc__p);                                          \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_compare_exchange_explicit(T *p, T e, T d,          \
-                                                      kc_memory_order o) {     \
-    return kc_atomic_compare_exchange_explicit_##s(p, e, d, o);                \
+  KC__ATOMIC_FN void kc_atomic_store(T *kc__p, T kc__v) {                      \
+    kc_atomic_store_##s(kc__p, kc__v);                                         \
   }                                                                            \
-  KC__ATOMIC_FN T kc_atomic_load_explicit(const T *p, kc_memory_order o) {     \
-    return kc_atomic_load_explicit_##s(p, o);                                  \
+  KC__ATOMIC_FN T kc_atomic_fetch_add_explicit(T *kc__p, T kc__v,              \
+                                               kc_memory_order kc__o) {        \
+    return kc_atomic_fetch_add_explicit_##s(kc__p, kc__v, kc__o);              \
   }                                                                            \
-  KC__ATOMIC_FN void kc_atomic_store_explicit(T *p, T v, kc_memory_order o) {  \
-    kc_atomic_store_explicit_##s(p, v, o);                                     \
+  KC__ATOMIC_FN T kc_atomic_fetch_sub_explicit(T *kc__p, T kc__v,              \
+                                               kc_memory_order kc__o) {        \
+    return kc_atomic_fetch_sub_explicit_##s(kc__p, kc__v, kc__o);              \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_fetch_min_explicit(T *kc__p, T kc__v,              \
+                                               kc_memory_order kc__o) {        \
+    return kc_atomic_fetch_min_explicit_##s(kc__p, kc__v, kc__o);              \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_fetch_max_explicit(T *kc__p, T kc__v,              \
+                                               kc_memory_order kc__o) {        \
+    return kc_atomic_fetch_max_explicit_##s(kc__p, kc__v, kc__o);              \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_exchange_explicit(T *kc__p, T kc__v,               \
+                                              kc_memory_order kc__o) {         \
+    return kc_atomic_exchange_explicit_##s(kc__p, kc__v, kc__o);               \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_compare_exchange_explicit(                         \
+      T *kc__p, T kc__e, T kc__d, kc_memory_order kc__o) {                     \
+    return kc_atomic_compare_exchange_explicit_##s(kc__p, kc__e, kc__d,        \
+                                                   kc__o);                     \
+  }                                                                            \
+  KC__ATOMIC_FN T kc_atomic_load_explicit(const T *kc__p,                      \
+                                          kc_memory_order kc__o) {             \
+    return kc_atomic_load_explicit_##s(kc__p, kc__o);                          \
+  }                                                                            \
+  KC__ATOMIC_FN void kc_atomic_store_explicit(T *kc__p, T kc__v,               \
+                                              kc_memory_order kc__o) {         \
+    kc_atomic_store_explicit_##s(kc__p, kc__v, kc__o);                         \
   }
 KC__ATOMIC_OVERLOADS(i32, int32_t)
 KC__ATOMIC_OVERLOADS(i64, int64_t)

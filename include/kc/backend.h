@@ -443,14 +443,14 @@ typedef struct kc_backend_ops {
  */
 KC_API int kc_backend_error(int code, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((__format__(__printf__, 2, 3)))
 #endif
     ;
 
 /* Prints a line to stderr prefixed "kc: " when KC_VERBOSE is set. */
 KC_API void kc_backend_verbose(const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
+    __attribute__((__format__(__printf__, 1, 2)))
 #endif
     ;
 

@@ -79,7 +79,7 @@ extern "C" {
 #endif
 
 #if defined(__GNUC__)
-#define KC_API __attribute__((visibility("default")))
+#define KC_API __attribute__((__visibility__("default")))
 #else
 #define KC_API
 #endif
@@ -828,17 +828,17 @@ KC_API int kc_profile_event(const char *name);
  * constructors report those themselves.
  * Without KC_CHECK_EXIT (the default) every call returns its code as
  * documented above. */
-static inline int kc__check(int rc, const char *call, const char *file,
-                            int line) {
-  if (rc < 0) {
-    const char *detail = kc_last_error();
-    int more = detail && detail[0];
-    fprintf(stderr, "%s:%d: %s failed: %s (%s)%s%s\n", file, line, call,
-            kc_err_name(rc), kc_strerror(rc), more ? ": " : "",
-            more ? detail : "");
+static inline int kc__check(int kc__rc, const char *kc__call,
+                            const char *kc__file, int kc__line) {
+  if (kc__rc < 0) {
+    const char *kc__detail = kc_last_error();
+    int kc__more = kc__detail && kc__detail[0];
+    fprintf(stderr, "%s:%d: %s failed: %s (%s)%s%s\n", kc__file, kc__line,
+            kc__call, kc_err_name(kc__rc), kc_strerror(kc__rc),
+            kc__more ? ": " : "", kc__more ? kc__detail : "");
     exit(EXIT_FAILURE);
   }
-  return rc;
+  return kc__rc;
 }
 #define kc_check(call) kc__check((call), #call, __FILE__, __LINE__)
 

@@ -202,115 +202,115 @@
 /* ---------------------------------------------------------- the kernels */
 
 #define KC_FOR_ARGS(name, args, i, ...)                                        \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_NOVALUE, ~, KC_FOR, (i), __VA_ARGS__)
 
 #define KC_REDUCE_SUM_ARGS(name, args, i, vtype, acc, ...)                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_REDUCE_SUM,               \
                (i, vtype, acc), __VA_ARGS__)
 #define KC_REDUCE_PROD_ARGS(name, args, i, vtype, acc, ...)                    \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_REDUCE_PROD,              \
                (i, vtype, acc), __VA_ARGS__)
 #define KC_REDUCE_MIN_ARGS(name, args, i, vtype, acc, ...)                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_REDUCE_MIN,               \
                (i, vtype, acc), __VA_ARGS__)
 #define KC_REDUCE_MAX_ARGS(name, args, i, vtype, acc, ...)                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_REDUCE_MAX,               \
                (i, vtype, acc), __VA_ARGS__)
 #define KC_REDUCE_MINLOC_ARGS(name, args, i, vtype, acc, ...)                  \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_LOCVALUE, vtype, KC_REDUCE_MINLOC,         \
                (i, vtype, acc), __VA_ARGS__)
 #define KC_REDUCE_MAXLOC_ARGS(name, args, i, vtype, acc, ...)                  \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_LOCVALUE, vtype, KC_REDUCE_MAXLOC,         \
                (i, vtype, acc), __VA_ARGS__)
 #define KC_REDUCE_CUSTOM_ARGS(name, args, i, rname, vtype, acc, ...)           \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_REDUCE_CUSTOM,            \
                (i, rname, vtype, acc), __VA_ARGS__)
 
 #define KC_SCAN_ARGS(name, args, i, vtype, acc, final, ...)                    \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_SCAN,                     \
                (i, vtype, acc, final), __VA_ARGS__)
 #define KC_SCAN_CUSTOM_ARGS(name, args, i, rname, vtype, acc, final, ...)      \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_SCAN_CUSTOM,              \
                (i, rname, vtype, acc, final), __VA_ARGS__)
 
 #define KC_MDFOR_ARGS(name, args, idx, ...)                                    \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_NOVALUE, ~, KC_MDFOR, (idx), __VA_ARGS__)
 #define KC_MDREDUCE_SUM_ARGS(name, args, idx, vtype, acc, ...)                 \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_MDREDUCE_SUM,             \
                (idx, vtype, acc), __VA_ARGS__)
 #define KC_MDREDUCE_PROD_ARGS(name, args, idx, vtype, acc, ...)                \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_MDREDUCE_PROD,            \
                (idx, vtype, acc), __VA_ARGS__)
 #define KC_MDREDUCE_MIN_ARGS(name, args, idx, vtype, acc, ...)                 \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_MDREDUCE_MIN,             \
                (idx, vtype, acc), __VA_ARGS__)
 #define KC_MDREDUCE_MAX_ARGS(name, args, idx, vtype, acc, ...)                 \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_MDREDUCE_MAX,             \
                (idx, vtype, acc), __VA_ARGS__)
 #define KC_MDREDUCE_CUSTOM_ARGS(name, args, idx, rname, vtype, acc, ...)       \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_MDREDUCE_CUSTOM,          \
                (idx, rname, vtype, acc), __VA_ARGS__)
 
 #define KC_TEAM_ARGS(name, args, team, ...)                                    \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_NOVALUE, ~, KC_TEAM, (team), __VA_ARGS__)
 #define KC_TEAM_REDUCE_SUM_ARGS(name, args, team, vtype, acc, ...)             \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_TEAM_REDUCE_SUM,          \
                (team, vtype, acc), __VA_ARGS__)
 #define KC_TEAM_REDUCE_PROD_ARGS(name, args, team, vtype, acc, ...)            \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_TEAM_REDUCE_PROD,         \
                (team, vtype, acc), __VA_ARGS__)
 #define KC_TEAM_REDUCE_MIN_ARGS(name, args, team, vtype, acc, ...)             \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_TEAM_REDUCE_MIN,          \
                (team, vtype, acc), __VA_ARGS__)
 #define KC_TEAM_REDUCE_MAX_ARGS(name, args, team, vtype, acc, ...)             \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_TEAM_REDUCE_MAX,          \
                (team, vtype, acc), __VA_ARGS__)
 #define KC_TEAM_REDUCE_CUSTOM_ARGS(name, args, team, rname, vtype, acc, ...)   \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__ARGS_DEF(name, args, KC__ARGS_VALUE, vtype, KC_TEAM_REDUCE_CUSTOM,       \
                (team, rname, vtype, acc), __VA_ARGS__)
 
 #define KC_FOR_CHUNKS_ARGS(name, args, b, e, ...)                              \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__ARGS_DEF(name, args, KC__ARGS_NOVALUE, ~, KC_FOR_CHUNKS, (b, e),         \
                __VA_ARGS__)
 
 #if defined(KC_DECLARE_ONLY) && !(defined(__CUDACC__) || defined(__CUDA_ARCH__))
 /* Declarations only: the function is compiled (and checked) but unused. */
 #define KC_TEAM_SCRATCH_SIZE_ARGS(name, f, level, team_size)                   \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   static inline size_t kc__tss_unused_##name(                                  \
-      const kc_args_##name *f __attribute__((unused)),                         \
-      int level __attribute__((unused)),                                       \
-      int team_size __attribute__((unused)))
+      const kc_args_##name *f __attribute__((__unused__)),                     \
+      int level __attribute__((__unused__)),                                   \
+      int team_size __attribute__((__unused__)))
 #else
 #define KC_TEAM_SCRATCH_SIZE_ARGS(name, f, level, team_size)                   \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC_TEAM_SCRATCH_SIZE(name, kc_args_##name, f, level, team_size)
 #endif
 
@@ -365,14 +365,17 @@
 
 /* The value forms: the result lands in a compound literal of the caller's
  * block, whose address comes back and is read at once. */
-static inline void *kc__args_value(int scan, kc_kernel *k, const kc_policy *p,
-                                   const void *args, size_t size, void *value,
-                                   const char *what, const char *file,
-                                   int line) {
-  int rc = scan ? (kc_parallel_scan)(NULL, k, p, args, size, value)
-                : (kc_parallel_reduce)(NULL, k, p, args, size, value);
-  (void)kc__check(rc, what, file, line);
-  return value;
+static inline void *kc__args_value(int kc__scan, kc_kernel *kc__k,
+                                   const kc_policy *kc__p, const void *kc__argp,
+                                   size_t kc__size, void *kc__value,
+                                   const char *kc__what, const char *kc__file,
+                                   int kc__line) {
+  int kc__rc = kc__scan ? (kc_parallel_scan)(NULL, kc__k, kc__p, kc__argp,
+                                             kc__size, kc__value)
+                        : (kc_parallel_reduce)(NULL, kc__k, kc__p, kc__argp,
+                                               kc__size, kc__value);
+  (void)kc__check(kc__rc, kc__what, kc__file, kc__line);
+  return kc__value;
 }
 #define KC__ARGS_VALUE_CALL(scan, what, name, policy, ...)                     \
   (KC__ARGS_COUNT(name, __VA_ARGS__),                                          \

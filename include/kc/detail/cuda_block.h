@@ -1,147 +1,175 @@
 /* kc — block and warp primitives of the CUDA expansion of the kernel
  * macros: value plumbing (parameter boxes, coherent loads, shuffles of any
  * value type), block-wide joins and scans, the last-block-done protocol of
- * reductions.  Internal to detail/kernel_cuda.h. */
+ * reductions.  Internal to detail/kernel_cuda.h.
+ *
+ * Every name declared here (template parameters, parameters, locals,
+ * members) is a kc__ name: the file is compiled after the user's -D
+ * options and #defines, and a plain V, Op or lane could be a user's macro
+ * (t-kcc-names.sh).  The comments leave the prefix out. */
 #ifndef KC_DETAIL_CUDA_BLOCK_H
 #define KC_DETAIL_CUDA_BLOCK_H
 
 /* ------------------------------------------------------ value plumbing */
 
-template <class T> struct kc__loc_of;
-template <> struct kc__loc_of<int32_t> { typedef kc_loc_int32 type; };
-template <> struct kc__loc_of<int64_t> { typedef kc_loc_int64 type; };
-template <> struct kc__loc_of<float> { typedef kc_loc_float type; };
-template <> struct kc__loc_of<double> { typedef kc_loc_double type; };
+template <class kc__T> struct kc__loc_of;
+template <> struct kc__loc_of<int32_t> { typedef kc_loc_int32 kc__type; };
+template <> struct kc__loc_of<int64_t> { typedef kc_loc_int64 kc__type; };
+template <> struct kc__loc_of<float> { typedef kc_loc_float kc__type; };
+template <> struct kc__loc_of<double> { typedef kc_loc_double kc__type; };
 
 /* A functor that does not fit in the parameter space: the __kcp entry takes
  * this instead (and traps). */
 struct kc__nopar {
-  char unused;
+  char kc__unused;
 };
-template <class F, bool fits> struct kc__pbox { typedef F type; };
-template <class F> struct kc__pbox<F, false> { typedef kc__nopar type; };
+template <class kc__F, bool kc__fits> struct kc__pbox {
+  typedef kc__F kc__type;
+};
+template <class kc__F> struct kc__pbox<kc__F, false> {
+  typedef kc__nopar kc__type;
+};
 
 /* Copies a value another block wrote in this launch, bypassing L1 (which is
  * not coherent across SMs). */
-template <class V> __device__ __forceinline__ V kc__load_cg(const V *p) {
-  V v;
-  if (sizeof(V) % 4 == 0) {
-    const volatile unsigned int *s = (const volatile unsigned int *)p;
-    unsigned int *d = (unsigned int *)&v;
-    for (unsigned k = 0; k < sizeof(V) / 4; k++)
-      d[k] = s[k];
+template <class kc__V>
+__device__ __forceinline__ kc__V kc__load_cg(const kc__V *kc__p) {
+  kc__V kc__v;
+  if (sizeof(kc__V) % 4 == 0) {
+    const volatile unsigned int *kc__s = (const volatile unsigned int *)kc__p;
+    unsigned int *kc__d = (unsigned int *)&kc__v;
+    for (unsigned kc__k = 0; kc__k < sizeof(kc__V) / 4; kc__k++)
+      kc__d[kc__k] = kc__s[kc__k];
   } else {
-    const volatile unsigned char *s = (const volatile unsigned char *)p;
-    unsigned char *d = (unsigned char *)&v;
-    for (unsigned k = 0; k < sizeof(V); k++)
-      d[k] = s[k];
+    const volatile unsigned char *kc__s = (const volatile unsigned char *)kc__p;
+    unsigned char *kc__d = (unsigned char *)&kc__v;
+    for (unsigned kc__k = 0; kc__k < sizeof(kc__V); kc__k++)
+      kc__d[kc__k] = kc__s[kc__k];
   }
-  return v;
+  return kc__v;
 }
 
 /* Stores a reduction's result.  The loc types of int32 and float have four
  * bytes of padding, which a plain struct copy leaves undefined: they are
  * written as zeros, so the result's bytes are the same whichever way it is
  * delivered (a host variable or a kc allocation). */
-template <class V>
-__device__ __forceinline__ void kc__store_result(V *d, const V &v) {
-  *d = v;
+template <class kc__V>
+__device__ __forceinline__ void kc__store_result(kc__V *kc__d,
+                                                 const kc__V &kc__v) {
+  *kc__d = kc__v;
 }
-template <class L>
-__device__ __forceinline__ void kc__store_loc32(L *d, const L &v) {
-  unsigned int *w = (unsigned int *)d;
-  memcpy(&w[0], &v.val, 4);
-  w[1] = 0;
-  *(long long *)&w[2] = v.loc;
+template <class kc__L>
+__device__ __forceinline__ void kc__store_loc32(kc__L *kc__d,
+                                                const kc__L &kc__v) {
+  unsigned int *kc__w = (unsigned int *)kc__d;
+  memcpy(&kc__w[0], &kc__v.val, 4);
+  kc__w[1] = 0;
+  *(long long *)&kc__w[2] = kc__v.loc;
 }
-__device__ __forceinline__ void kc__store_result(kc_loc_int32 *d,
-                                                 const kc_loc_int32 &v) {
-  kc__store_loc32(d, v);
+__device__ __forceinline__ void kc__store_result(kc_loc_int32 *kc__d,
+                                                 const kc_loc_int32 &kc__v) {
+  kc__store_loc32(kc__d, kc__v);
 }
-__device__ __forceinline__ void kc__store_result(kc_loc_float *d,
-                                                 const kc_loc_float &v) {
-  kc__store_loc32(d, v);
+__device__ __forceinline__ void kc__store_result(kc_loc_float *kc__d,
+                                                 const kc_loc_float &kc__v) {
+  kc__store_loc32(kc__d, kc__v);
 }
 
 /* Built-in reducers: identity from the host's bytes, join on the device. */
 struct kc__op_builtin {
-  static const bool ordered = false; /* commutative: any join order */
-  template <class V>
-  static __device__ __forceinline__ void ident(V *v, const kc_cuda_args &a) {
-    memcpy(v, a.ident, sizeof(V));
+  static const bool kc__ordered = false; /* commutative: any join order */
+  template <class kc__V>
+  static __device__ __forceinline__ void kc__ident(kc__V *kc__v,
+                                                   const kc_cuda_args &kc__a) {
+    memcpy(kc__v, kc__a.ident, sizeof(kc__V));
   }
 };
 /* The host's joins (libkc/reducer.c), on the device: integer SUM and PROD
  * wrap (computed unsigned), MIN/MAX take a NaN for missing, MINLOC/MAXLOC
  * order a NaN after every other value and equal values by index. */
-template <class V> __device__ __forceinline__ bool kc__isnan(const V &) {
+template <class kc__V>
+__device__ __forceinline__ bool kc__isnan(const kc__V &) {
   return false;
 }
-__device__ __forceinline__ bool kc__isnan(const float &v) { return v != v; }
-__device__ __forceinline__ bool kc__isnan(const double &v) { return v != v; }
-template <class V> struct kc__wrap { typedef V type; };
-template <> struct kc__wrap<int> { typedef unsigned type; };
-template <> struct kc__wrap<long long> { typedef unsigned long long type; };
-template <> struct kc__wrap<long> { typedef unsigned long type; };
+__device__ __forceinline__ bool kc__isnan(const float &kc__v) {
+  return kc__v != kc__v;
+}
+__device__ __forceinline__ bool kc__isnan(const double &kc__v) {
+  return kc__v != kc__v;
+}
+template <class kc__V> struct kc__wrap { typedef kc__V kc__type; };
+template <> struct kc__wrap<int> { typedef unsigned kc__type; };
+template <> struct kc__wrap<long long> { typedef unsigned long long kc__type; };
+template <> struct kc__wrap<long> { typedef unsigned long kc__type; };
 struct kc__op_sum : kc__op_builtin {
-  template <class V>
-  static __device__ __forceinline__ void join(V *d, const V *s) {
-    typedef typename kc__wrap<V>::type U;
-    *d = (V)((U)*d + (U)*s);
+  template <class kc__V>
+  static __device__ __forceinline__ void kc__join(kc__V *kc__d,
+                                                  const kc__V *kc__s) {
+    typedef typename kc__wrap<kc__V>::kc__type kc__U;
+    *kc__d = (kc__V)((kc__U)*kc__d + (kc__U)*kc__s);
   }
 };
 struct kc__op_prod : kc__op_builtin {
-  template <class V>
-  static __device__ __forceinline__ void join(V *d, const V *s) {
-    typedef typename kc__wrap<V>::type U;
-    *d = (V)((U)*d * (U)*s);
+  template <class kc__V>
+  static __device__ __forceinline__ void kc__join(kc__V *kc__d,
+                                                  const kc__V *kc__s) {
+    typedef typename kc__wrap<kc__V>::kc__type kc__U;
+    *kc__d = (kc__V)((kc__U)*kc__d * (kc__U)*kc__s);
   }
 };
 struct kc__op_min : kc__op_builtin {
-  template <class V>
-  static __device__ __forceinline__ void join(V *d, const V *s) {
-    if (*s < *d || kc__isnan(*d))
-      *d = *s;
+  template <class kc__V>
+  static __device__ __forceinline__ void kc__join(kc__V *kc__d,
+                                                  const kc__V *kc__s) {
+    if (*kc__s < *kc__d || kc__isnan(*kc__d))
+      *kc__d = *kc__s;
   }
 };
 struct kc__op_max : kc__op_builtin {
-  template <class V>
-  static __device__ __forceinline__ void join(V *d, const V *s) {
-    if (*s > *d || kc__isnan(*d))
-      *d = *s;
+  template <class kc__V>
+  static __device__ __forceinline__ void kc__join(kc__V *kc__d,
+                                                  const kc__V *kc__s) {
+    if (*kc__s > *kc__d || kc__isnan(*kc__d))
+      *kc__d = *kc__s;
   }
 };
-template <class V, class Cmp>
-__device__ __forceinline__ bool kc__loc_wins(const V *s, const V *d, Cmp cmp) {
-  return kc__isnan(d->val)
-             ? !kc__isnan(s->val) || s->loc < d->loc
-             : !kc__isnan(s->val) && (cmp(s->val, d->val) ||
-                                      (s->val == d->val && s->loc < d->loc));
+template <class kc__V, class kc__Cmp>
+__device__ __forceinline__ bool
+kc__loc_wins(const kc__V *kc__s, const kc__V *kc__d, kc__Cmp kc__cmp) {
+  return kc__isnan(kc__d->val)
+             ? !kc__isnan(kc__s->val) || kc__s->loc < kc__d->loc
+             : !kc__isnan(kc__s->val) &&
+                   (kc__cmp(kc__s->val, kc__d->val) ||
+                    (kc__s->val == kc__d->val && kc__s->loc < kc__d->loc));
 }
 struct kc__less {
-  template <class T>
-  __device__ __forceinline__ bool operator()(const T &a, const T &b) const {
-    return a < b;
+  template <class kc__T>
+  __device__ __forceinline__ bool operator()(const kc__T &kc__a,
+                                             const kc__T &kc__b) const {
+    return kc__a < kc__b;
   }
 };
 struct kc__greater {
-  template <class T>
-  __device__ __forceinline__ bool operator()(const T &a, const T &b) const {
-    return a > b;
+  template <class kc__T>
+  __device__ __forceinline__ bool operator()(const kc__T &kc__a,
+                                             const kc__T &kc__b) const {
+    return kc__a > kc__b;
   }
 };
 struct kc__op_minloc : kc__op_builtin {
-  template <class V>
-  static __device__ __forceinline__ void join(V *d, const V *s) {
-    if (kc__loc_wins(s, d, kc__less()))
-      *d = *s;
+  template <class kc__V>
+  static __device__ __forceinline__ void kc__join(kc__V *kc__d,
+                                                  const kc__V *kc__s) {
+    if (kc__loc_wins(kc__s, kc__d, kc__less()))
+      *kc__d = *kc__s;
   }
 };
 struct kc__op_maxloc : kc__op_builtin {
-  template <class V>
-  static __device__ __forceinline__ void join(V *d, const V *s) {
-    if (kc__loc_wins(s, d, kc__greater()))
-      *d = *s;
+  template <class kc__V>
+  static __device__ __forceinline__ void kc__join(kc__V *kc__d,
+                                                  const kc__V *kc__s) {
+    if (kc__loc_wins(kc__s, kc__d, kc__greater()))
+      *kc__d = *kc__s;
   }
 };
 
@@ -173,88 +201,94 @@ __device__ __forceinline__ unsigned kc__nthreads() {
 /* Lanes of this warp that exist (a block's last warp may be partial): their
  * number and their mask. */
 __device__ __forceinline__ unsigned kc__warp_lanes() {
-  const unsigned left = kc__nthreads() - (kc__tid() & ~31u);
-  return left >= 32 ? 32u : left;
+  const unsigned kc__left = kc__nthreads() - (kc__tid() & ~31u);
+  return kc__left >= 32 ? 32u : kc__left;
 }
 __device__ __forceinline__ unsigned kc__warp_mask() {
-  const unsigned left = kc__nthreads() - (kc__tid() & ~31u);
-  return left >= 32 ? 0xffffffffu : (1u << left) - 1u;
+  const unsigned kc__left = kc__nthreads() - (kc__tid() & ~31u);
+  return kc__left >= 32 ? 0xffffffffu : (1u << kc__left) - 1u;
 }
 
 /* The lanes of this team thread's vector (blockDim.x consecutive lanes of
  * one warp: the vector length is a power of two up to 32). */
 __device__ __forceinline__ unsigned kc__vector_mask() {
-  const unsigned vl = blockDim.x;
-  if (vl >= 32)
+  const unsigned kc__vl = blockDim.x;
+  if (kc__vl >= 32)
     return 0xffffffffu;
-  return ((1u << vl) - 1u) << ((kc__tid() & 31u) & ~(vl - 1u));
+  return ((1u << kc__vl) - 1u) << ((kc__tid() & 31u) & ~(kc__vl - 1u));
 }
 
-template <class V> struct kc__words {
-  enum { n = (sizeof(V) + 3) / 4 };
+template <class kc__V> struct kc__words {
+  enum { kc__n = (sizeof(kc__V) + 3) / 4 };
 };
 /* Shuffles a value of any size word by word; `sh` shuffles one word. */
-template <class V, class Sh>
-__device__ __forceinline__ V kc__shfl_words(V v, Sh sh) {
-  unsigned w[kc__words<V>::n];
-  w[kc__words<V>::n - 1] = 0;
-  memcpy(w, &v, sizeof(V));
+template <class kc__V, class kc__Sh>
+__device__ __forceinline__ kc__V kc__shfl_words(kc__V kc__v, kc__Sh kc__sh) {
+  unsigned kc__w[kc__words<kc__V>::kc__n];
+  kc__w[kc__words<kc__V>::kc__n - 1] = 0;
+  memcpy(kc__w, &kc__v, sizeof(kc__V));
 #pragma unroll
-  for (int k = 0; k < kc__words<V>::n; k++)
-    w[k] = sh(w[k]);
-  memcpy(&v, w, sizeof(V));
-  return v;
+  for (int kc__k = 0; kc__k < kc__words<kc__V>::kc__n; kc__k++)
+    kc__w[kc__k] = kc__sh(kc__w[kc__k]);
+  memcpy(&kc__v, kc__w, sizeof(kc__V));
+  return kc__v;
 }
-template <class V>
-__device__ __forceinline__ V kc__shfl(V v, int src, unsigned mask, int width) {
-  return kc__shfl_words(
-      v, [=](unsigned x) { return __shfl_sync(mask, x, src, width); });
+template <class kc__V>
+__device__ __forceinline__ kc__V kc__shfl(kc__V kc__v, int kc__src,
+                                          unsigned kc__mask, int kc__width) {
+  return kc__shfl_words(kc__v, [=](unsigned kc__x) {
+    return __shfl_sync(kc__mask, kc__x, kc__src, kc__width);
+  });
 }
-template <class V>
-__device__ __forceinline__ V kc__shfl_down(V v, unsigned off, unsigned mask,
-                                           int width) {
-  return kc__shfl_words(
-      v, [=](unsigned x) { return __shfl_down_sync(mask, x, off, width); });
+template <class kc__V>
+__device__ __forceinline__ kc__V kc__shfl_down(kc__V kc__v, unsigned kc__off,
+                                               unsigned kc__mask,
+                                               int kc__width) {
+  return kc__shfl_words(kc__v, [=](unsigned kc__x) {
+    return __shfl_down_sync(kc__mask, kc__x, kc__off, kc__width);
+  });
 }
-template <class V>
-__device__ __forceinline__ V kc__shfl_up(V v, unsigned off, unsigned mask,
-                                         int width) {
-  return kc__shfl_words(
-      v, [=](unsigned x) { return __shfl_up_sync(mask, x, off, width); });
+template <class kc__V>
+__device__ __forceinline__ kc__V kc__shfl_up(kc__V kc__v, unsigned kc__off,
+                                             unsigned kc__mask, int kc__width) {
+  return kc__shfl_words(kc__v, [=](unsigned kc__x) {
+    return __shfl_up_sync(kc__mask, kc__x, kc__off, kc__width);
+  });
 }
 
 /* Joins the values of this warp's lanes in lane order (ordered pairs of
  * neighbours, so associativity suffices); the result is in lane 0, the
  * other lanes hold partial joins.  No barrier; every lane must call it. */
-template <class V, class Op>
-__device__ __forceinline__ V kc__warp_join(V v, unsigned stride = 1) {
-  const unsigned lane = kc__tid() & 31u, wn = kc__warp_lanes();
-  const unsigned mask = kc__warp_mask();
+template <class kc__V, class kc__Op>
+__device__ __forceinline__ kc__V kc__warp_join(kc__V kc__v,
+                                               unsigned kc__stride = 1) {
+  const unsigned kc__lane = kc__tid() & 31u, kc__wn = kc__warp_lanes();
+  const unsigned kc__mask = kc__warp_mask();
   /* All steps from `stride` on, unrolled: in a partial warp the extra ones
    * join nothing. */
 #pragma unroll
-  for (unsigned off = stride; off < 32; off <<= 1) {
-    V o = kc__shfl_down(v, off, mask, 32);
-    if ((lane & (2 * off - 1)) == 0 && lane + off < wn)
-      Op::join(&v, &o);
+  for (unsigned kc__off = kc__stride; kc__off < 32; kc__off <<= 1) {
+    kc__V kc__o = kc__shfl_down(kc__v, kc__off, kc__mask, 32);
+    if ((kc__lane & (2 * kc__off - 1)) == 0 && kc__lane + kc__off < kc__wn)
+      kc__Op::kc__join(&kc__v, &kc__o);
   }
-  return v;
+  return kc__v;
 }
 
 /* Joins lane 0's value of every warp in warp order and returns the result
  * to every thread.  `slots`: one value per warp of shared memory.  One
  * barrier, after the writes: a caller that reuses `slots` needs another
  * barrier first.  Every thread of the block must call it. */
-template <class V, class Op>
-__device__ __forceinline__ V kc__warps_join(V v, V *slots) {
-  const unsigned tid = kc__tid(), nw = (kc__nthreads() + 31) >> 5;
-  if ((tid & 31u) == 0)
-    slots[tid >> 5] = v;
+template <class kc__V, class kc__Op>
+__device__ __forceinline__ kc__V kc__warps_join(kc__V kc__v, kc__V *kc__slots) {
+  const unsigned kc__tidx = kc__tid(), kc__nw = (kc__nthreads() + 31) >> 5;
+  if ((kc__tidx & 31u) == 0)
+    kc__slots[kc__tidx >> 5] = kc__v;
   __syncthreads();
-  V r = slots[0];
-  for (unsigned k = 1; k < nw; k++)
-    Op::join(&r, &slots[k]);
-  return r;
+  kc__V kc__r = kc__slots[0];
+  for (unsigned kc__k = 1; kc__k < kc__nw; kc__k++)
+    kc__Op::kc__join(&kc__r, &kc__slots[kc__k]);
+  return kc__r;
 }
 
 /* One step of a block-wide scan in thread order: v is this thread's value;
@@ -265,47 +299,51 @@ __device__ __forceinline__ V kc__warps_join(V v, V *slots) {
  * consecutive steps must alternate between two `slots` arrays (a thread
  * writes step s+2's slot only after every thread has passed step s+1's
  * barrier, hence finished reading step s's).  Every thread must call it. */
-template <class V, class Op>
-__device__ __forceinline__ V kc__block_scan_step(V v, V *carry, V *slots) {
-  const unsigned tid = kc__tid(), lane = tid & 31u, warp = tid >> 5;
-  const unsigned nw = (kc__nthreads() + 31) >> 5, wn = kc__warp_lanes();
-  const unsigned mask = kc__warp_mask();
+template <class kc__V, class kc__Op>
+__device__ __forceinline__ kc__V kc__block_scan_step(kc__V kc__v,
+                                                     kc__V *kc__carry,
+                                                     kc__V *kc__slots) {
+  const unsigned kc__tidx = kc__tid(), kc__lane = kc__tidx & 31u,
+                 kc__warp = kc__tidx >> 5;
+  const unsigned kc__nw = (kc__nthreads() + 31) >> 5, kc__wn = kc__warp_lanes();
+  const unsigned kc__mask = kc__warp_mask();
 #pragma unroll
-  for (unsigned off = 1; off < 32; off <<= 1) { /* lane < wn: all needed */
-    V y = kc__shfl_up(v, off, mask, 32);
-    if (lane >= off) {
-      Op::join(&y, &v);
-      v = y;
+  for (unsigned kc__off = 1; kc__off < 32;
+       kc__off <<= 1) { /* lane < wn: all needed */
+    kc__V kc__y = kc__shfl_up(kc__v, kc__off, kc__mask, 32);
+    if (kc__lane >= kc__off) {
+      kc__Op::kc__join(&kc__y, &kc__v);
+      kc__v = kc__y;
     }
   }
-  V ex = kc__shfl_up(v, 1, mask, 32);
-  if (lane == wn - 1)
-    slots[warp] = v;
+  kc__V kc__ex = kc__shfl_up(kc__v, 1, kc__mask, 32);
+  if (kc__lane == kc__wn - 1)
+    kc__slots[kc__warp] = kc__v;
   __syncthreads();
-  V pre = *carry;
+  kc__V kc__pre = *kc__carry;
 #pragma unroll 1
-  for (unsigned k = 0; k < warp; k++)
-    Op::join(&pre, &slots[k]);
-  V next = pre;
+  for (unsigned kc__k = 0; kc__k < kc__warp; kc__k++)
+    kc__Op::kc__join(&kc__pre, &kc__slots[kc__k]);
+  kc__V kc__next = kc__pre;
 #pragma unroll 1
-  for (unsigned k = warp; k < nw; k++)
-    Op::join(&next, &slots[k]);
-  if (lane != 0)
-    Op::join(&pre, &ex);
-  *carry = next;
-  return pre;
+  for (unsigned kc__k = kc__warp; kc__k < kc__nw; kc__k++)
+    kc__Op::kc__join(&kc__next, &kc__slots[kc__k]);
+  if (kc__lane != 0)
+    kc__Op::kc__join(&kc__pre, &kc__ex);
+  *kc__carry = kc__next;
+  return kc__pre;
 }
 
 /* True in exactly one block: the last to call it.  Orders this block's
  * earlier global writes before the counter. */
-__device__ __forceinline__ bool kc__last_block(unsigned int *counter) {
-  __shared__ bool last;
+__device__ __forceinline__ bool kc__last_block(unsigned int *kc__counter) {
+  __shared__ bool kc__last;
   __threadfence();
   __syncthreads();
   if (kc__tid() == 0)
-    last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    kc__last = atomicAdd(kc__counter, 1u) == gridDim.x - 1;
   __syncthreads();
-  return last;
+  return kc__last;
 }
 
 /* Exclusive scan of vals[0 .. n) in place, in index order, by the whole
@@ -314,27 +352,30 @@ __device__ __forceinline__ bool kc__last_block(unsigned int *counter) {
  * with kc__block_scan_step, then each thread writes its sub-range.  The
  * total goes to a.result (if not NULL).  Uses the dynamic shared memory;
  * the caller has passed a barrier since it last read it. */
-template <class V, class Op>
-__device__ void kc__partials_exscan(V *vals, unsigned n,
-                                    const kc_cuda_args &a) {
-  const unsigned t = threadIdx.x, per = (n + blockDim.x - 1) / blockDim.x;
-  const unsigned lo = min(n, t * per), hi = min(n, lo + per);
-  V acc;
-  Op::ident(&acc, a);
-  for (unsigned k = lo; k < hi; k++) {
-    V v = kc__load_cg(&vals[k]);
-    Op::join(&acc, &v);
+template <class kc__V, class kc__Op>
+__device__ void kc__partials_exscan(kc__V *kc__vals, unsigned kc__n,
+                                    const kc_cuda_args &kc__a) {
+  const unsigned kc__t = threadIdx.x,
+                 kc__per = (kc__n + blockDim.x - 1) / blockDim.x;
+  const unsigned kc__lo = min(kc__n, kc__t * kc__per),
+                 kc__hi = min(kc__n, kc__lo + kc__per);
+  kc__V kc__acc;
+  kc__Op::kc__ident(&kc__acc, kc__a);
+  for (unsigned kc__k = kc__lo; kc__k < kc__hi; kc__k++) {
+    kc__V kc__v = kc__load_cg(&kc__vals[kc__k]);
+    kc__Op::kc__join(&kc__acc, &kc__v);
   }
-  V total;
-  Op::ident(&total, a);
-  acc = kc__block_scan_step<V, Op>(acc, &total, (V *)kc__cuda_smem);
-  for (unsigned k = lo; k < hi; k++) {
-    V v = kc__load_cg(&vals[k]);
-    vals[k] = acc;
-    Op::join(&acc, &v);
+  kc__V kc__total;
+  kc__Op::kc__ident(&kc__total, kc__a);
+  kc__acc = kc__block_scan_step<kc__V, kc__Op>(kc__acc, &kc__total,
+                                               (kc__V *)kc__cuda_smem);
+  for (unsigned kc__k = kc__lo; kc__k < kc__hi; kc__k++) {
+    kc__V kc__v = kc__load_cg(&kc__vals[kc__k]);
+    kc__vals[kc__k] = kc__acc;
+    kc__Op::kc__join(&kc__acc, &kc__v);
   }
-  if (t == 0 && a.result)
-    kc__store_result((V *)a.result, total);
+  if (kc__t == 0 && kc__a.result)
+    kc__store_result((kc__V *)kc__a.result, kc__total);
 }
 
 /* =====================================================================
@@ -356,128 +397,140 @@ __device__ void kc__partials_exscan(V *vals, unsigned n,
  * neighbours within each warp, then the warps' values in order, so the
  * join needs associativity only.  Every thread of the block must call it
  * (two barriers). */
-template <class V, class Op>
-__device__ __forceinline__ V kc__block_join(V v, unsigned stride) {
-  __shared__ __align__(16) unsigned char raw[32 * sizeof(V)];
-  V r = kc__warps_join<V, Op>(kc__warp_join<V, Op>(v, stride), (V *)raw);
+template <class kc__V, class kc__Op>
+__device__ __forceinline__ kc__V kc__block_join(kc__V kc__v,
+                                                unsigned kc__stride) {
+  __shared__ __align__(16) unsigned char kc__raw[32 * sizeof(kc__V)];
+  kc__V kc__r = kc__warps_join<kc__V, kc__Op>(
+      kc__warp_join<kc__V, kc__Op>(kc__v, kc__stride), (kc__V *)kc__raw);
   __syncthreads();
-  return r;
+  return kc__r;
 }
 
 /* Exclusive sum scan over the block's members (as above); *total gets the
  * sum over all of them.  Every thread of the block must call it. */
-template <class V>
-__device__ __forceinline__ V kc__block_exscan(V v, unsigned stride, V *total) {
-  __shared__ __align__(16) unsigned char raw[32 * sizeof(V)];
-  V *slots = (V *)raw;
-  const unsigned tid = kc__tid(), nt = kc__nthreads();
-  const unsigned lane = tid & 31u, warp = tid >> 5;
-  const unsigned wn = min(32u, nt - (warp << 5)), mask = kc__warp_mask();
-  V x = v;
-  for (unsigned off = stride; off < wn; off <<= 1) {
-    V y = kc__shfl_up(x, off, mask, 32);
-    if (lane >= off)
-      x += y;
+template <class kc__V>
+__device__ __forceinline__ kc__V kc__block_exscan(kc__V kc__v,
+                                                  unsigned kc__stride,
+                                                  kc__V *kc__total) {
+  __shared__ __align__(16) unsigned char kc__raw[32 * sizeof(kc__V)];
+  kc__V *kc__slots = (kc__V *)kc__raw;
+  const unsigned kc__tidx = kc__tid(), kc__nt = kc__nthreads();
+  const unsigned kc__lane = kc__tidx & 31u, kc__warp = kc__tidx >> 5;
+  const unsigned kc__wn = min(32u, kc__nt - (kc__warp << 5)),
+                 kc__mask = kc__warp_mask();
+  kc__V kc__x = kc__v;
+  for (unsigned kc__off = kc__stride; kc__off < kc__wn; kc__off <<= 1) {
+    kc__V kc__y = kc__shfl_up(kc__x, kc__off, kc__mask, 32);
+    if (kc__lane >= kc__off)
+      kc__x += kc__y;
   }
-  V ex = kc__shfl_up(x, stride, mask, 32);
-  if (lane < stride)
-    ex = (V)0;
-  V wt = kc__shfl(x, (int)wn - 1, mask, 32);
-  if (lane == 0)
-    slots[warp] = wt;
+  kc__V kc__ex = kc__shfl_up(kc__x, kc__stride, kc__mask, 32);
+  if (kc__lane < kc__stride)
+    kc__ex = (kc__V)0;
+  kc__V kc__wt = kc__shfl(kc__x, (int)kc__wn - 1, kc__mask, 32);
+  if (kc__lane == 0)
+    kc__slots[kc__warp] = kc__wt;
   __syncthreads();
-  const unsigned nw = (nt + 31) >> 5;
-  V pre = (V)0, tot = (V)0;
-  for (unsigned k = 0; k < nw; k++) {
-    if (k == warp)
-      pre = tot;
-    tot += slots[k];
+  const unsigned kc__nw = (kc__nt + 31) >> 5;
+  kc__V kc__pre = (kc__V)0, kc__tot = (kc__V)0;
+  for (unsigned kc__k = 0; kc__k < kc__nw; kc__k++) {
+    if (kc__k == kc__warp)
+      kc__pre = kc__tot;
+    kc__tot += kc__slots[kc__k];
   }
   __syncthreads();
-  *total = tot;
-  return pre + ex;
+  *kc__total = kc__tot;
+  return kc__pre + kc__ex;
 }
 
 /* The same over the lanes of the calling team thread (no barrier; every
  * lane of the thread must call it). */
-template <class V, class Op> __device__ __forceinline__ V kc__vector_join(V v) {
-  const unsigned vl = blockDim.x, x = threadIdx.x, mask = kc__vector_mask();
-  if (vl == 1)
-    return v;
-  for (unsigned off = 1; off < vl; off <<= 1) {
-    V o = kc__shfl_down(v, off, mask, (int)vl);
-    if ((x & (2 * off - 1)) == 0 && x + off < vl)
-      Op::join(&v, &o);
+template <class kc__V, class kc__Op>
+__device__ __forceinline__ kc__V kc__vector_join(kc__V kc__v) {
+  const unsigned kc__vl = blockDim.x, kc__x = threadIdx.x,
+                 kc__mask = kc__vector_mask();
+  if (kc__vl == 1)
+    return kc__v;
+  for (unsigned kc__off = 1; kc__off < kc__vl; kc__off <<= 1) {
+    kc__V kc__o = kc__shfl_down(kc__v, kc__off, kc__mask, (int)kc__vl);
+    if ((kc__x & (2 * kc__off - 1)) == 0 && kc__x + kc__off < kc__vl)
+      kc__Op::kc__join(&kc__v, &kc__o);
   }
-  return kc__shfl(v, 0, mask, (int)vl);
+  return kc__shfl(kc__v, 0, kc__mask, (int)kc__vl);
 }
-template <class V>
-__device__ __forceinline__ V kc__vector_exscan(V v, V *total) {
-  const unsigned vl = blockDim.x, x = threadIdx.x, mask = kc__vector_mask();
-  if (vl == 1) {
-    *total = v;
-    return (V)0;
+template <class kc__V>
+__device__ __forceinline__ kc__V kc__vector_exscan(kc__V kc__v,
+                                                   kc__V *kc__total) {
+  const unsigned kc__vl = blockDim.x, kc__x = threadIdx.x,
+                 kc__mask = kc__vector_mask();
+  if (kc__vl == 1) {
+    *kc__total = kc__v;
+    return (kc__V)0;
   }
-  V s = v;
-  for (unsigned off = 1; off < vl; off <<= 1) {
-    V y = kc__shfl_up(s, off, mask, (int)vl);
-    if (x >= off)
-      s += y;
+  kc__V kc__s = kc__v;
+  for (unsigned kc__off = 1; kc__off < kc__vl; kc__off <<= 1) {
+    kc__V kc__y = kc__shfl_up(kc__s, kc__off, kc__mask, (int)kc__vl);
+    if (kc__x >= kc__off)
+      kc__s += kc__y;
   }
-  *total = kc__shfl(s, (int)vl - 1, mask, (int)vl);
-  V ex = kc__shfl_up(s, 1, mask, (int)vl);
-  return x == 0 ? (V)0 : ex;
+  *kc__total = kc__shfl(kc__s, (int)kc__vl - 1, kc__mask, (int)kc__vl);
+  kc__V kc__ex = kc__shfl_up(kc__s, 1, kc__mask, (int)kc__vl);
+  return kc__x == 0 ? (kc__V)0 : kc__ex;
 }
 
 /* Stores a reduction's total at a.result, then, when the host waits on it,
  * the done word after it (one thread). */
-template <class V>
-__device__ __forceinline__ void kc__store_total(const kc_cuda_args &a,
-                                                const V &acc) {
-  kc__store_result((V *)a.result, acc);
-  if (a.flags & KC_CUDA_RESULT_DONE) {
+template <class kc__V>
+__device__ __forceinline__ void kc__store_total(const kc_cuda_args &kc__a,
+                                                const kc__V &kc__acc) {
+  kc__store_result((kc__V *)kc__a.result, kc__acc);
+  if (kc__a.flags & KC_CUDA_RESULT_DONE) {
     /* The host waits on this word, after the value: every block's work is
      * done (they all passed kc__last_block, or there is one block). */
     __threadfence_system();
-    *(volatile unsigned *)((char *)a.result + KC_CUDA_RESULT_DONE_AT(V)) = 1u;
+    *(volatile unsigned *)((char *)kc__a.result +
+                           KC_CUDA_RESULT_DONE_AT(kc__V)) = 1u;
   }
 }
 
 /* The end of every reduction (1-D, MD, team): block b's value (in every thread)
  * goes to a.partials[b]; the last block to finish joins the partials in
  * block order and stores the result. */
-template <class V, class Op>
-__device__ __forceinline__ void kc__reduce_finish(const kc_cuda_args &a, V v) {
-  const unsigned tid = kc__tid(), nt = kc__nthreads();
+template <class kc__V, class kc__Op>
+__device__ __forceinline__ void kc__reduce_finish(const kc_cuda_args &kc__a,
+                                                  kc__V kc__v) {
+  const unsigned kc__tidx = kc__tid(), kc__nt = kc__nthreads();
   if (gridDim.x == 1) {
     /* One block (a small range): its value is the total; no partial, no
      * fence, no counter.  Joined onto the identity as the partials are,
      * so the result is the same bits. */
-    if (tid == 0 && a.result) {
-      V acc;
-      Op::ident(&acc, a);
-      Op::join(&acc, &v);
-      kc__store_total<V>(a, acc);
+    if (kc__tidx == 0 && kc__a.result) {
+      kc__V kc__acc;
+      kc__Op::kc__ident(&kc__acc, kc__a);
+      kc__Op::kc__join(&kc__acc, &kc__v);
+      kc__store_total<kc__V>(kc__a, kc__acc);
     }
     return;
   }
-  if (tid == 0)
-    ((V *)a.partials)[blockIdx.x] = v;
-  if (!kc__last_block(a.counter))
+  if (kc__tidx == 0)
+    ((kc__V *)kc__a.partials)[blockIdx.x] = kc__v;
+  if (!kc__last_block(kc__a.counter))
     return;
-  const unsigned n = gridDim.x, per = (n + nt - 1) / nt;
-  const unsigned lo = min(n, tid * per), hi = min(n, lo + per);
-  V acc;
-  Op::ident(&acc, a);
-  for (unsigned k = lo; k < hi; k++) {
-    V p = kc__load_cg(&((const V *)a.partials)[k]);
-    Op::join(&acc, &p);
+  const unsigned kc__n = gridDim.x, kc__per = (kc__n + kc__nt - 1) / kc__nt;
+  const unsigned kc__lo = min(kc__n, kc__tidx * kc__per),
+                 kc__hi = min(kc__n, kc__lo + kc__per);
+  kc__V kc__acc;
+  kc__Op::kc__ident(&kc__acc, kc__a);
+  for (unsigned kc__k = kc__lo; kc__k < kc__hi; kc__k++) {
+    kc__V kc__p = kc__load_cg(&((const kc__V *)kc__a.partials)[kc__k]);
+    kc__Op::kc__join(&kc__acc, &kc__p);
   }
-  acc = kc__block_join<V, Op>(acc, 1);
-  if (tid == 0) {
-    if (a.result)
-      kc__store_total<V>(a, acc);
-    *a.counter = 0;
+  kc__acc = kc__block_join<kc__V, kc__Op>(kc__acc, 1);
+  if (kc__tidx == 0) {
+    if (kc__a.result)
+      kc__store_total<kc__V>(kc__a, kc__acc);
+    *kc__a.counter = 0;
   }
 }
 

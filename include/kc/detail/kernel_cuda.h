@@ -117,16 +117,19 @@
 #endif
 #endif
 
+/* Keeps a symbol the plugin looks up in the module. */
+#define KC__USED __attribute__((__used__))
+
 /* Says to the plugin that this module's MD entries read kc_cuda_args.flags
  * (KC_CUDA_MD_LEFT, the shift); the plugin looks for the name in the PTX. */
 extern "C" {
-__constant__ __attribute__((used)) int kc__cuda_md_flags = 1;
+__constant__ KC__USED int kc__cuda_md_flags = 1;
 }
 
 #ifndef KC_CUDA_NO_STAGING
 extern "C" {
-__constant__ __align__(256)
-    __attribute__((used)) unsigned char kc__cuda_staging[KC_CUDA_STAGING_BYTES];
+__constant__ __align__(256) KC__USED
+    unsigned char kc__cuda_staging[KC_CUDA_STAGING_BYTES];
 }
 #endif
 
@@ -141,34 +144,45 @@ extern __shared__ __align__(16) unsigned char kc__cuda_smem[];
  * (a.pass == 2, detail/cuda_abi.h), and how many indices each thread takes
  * per tile; the plugin reads it with cuModuleGetGlobal. */
 extern "C" {
-__constant__ __attribute__((used)) int kc__cuda_scan_tile =
+__constant__ KC__USED int kc__cuda_scan_tile =
     KC_CUDA_ORDERED_RUN * KC_CUDA_SCAN_RUNS;
 }
 
 /* Says to the plugin that this module's reductions honour
  * KC_CUDA_RESULT_DONE (detail/cuda_abi.h). */
 extern "C" {
-__constant__ __attribute__((used)) int kc__cuda_result_done = 1;
+__constant__ KC__USED int kc__cuda_result_done = 1;
 }
 
 /* ----------------------------------------------------- the macro surface */
 
-/* A kernel or reducer name that is a macro: see kernel_host.h. */
-#define KC__NAME_CHECK(what, str, ...)                                         \
-  static_assert(sizeof(str) == sizeof(#__VA_ARGS__),                           \
-                "kc: the " what " name " str " is a macro (it expands "        \
-                "to " #__VA_ARGS__ "; GNU modes such as -std=gnu11, the "      \
-                "default, predefine linux and unix): rename the " what         \
-                ", or compile with -std=c11 (doc/kernels.md)");
+/* A kernel or reducer name that is a macro: see kernel_host.h (which
+ * compares the two tags with __builtin_types_compatible_p). */
+template <class kc__A, class kc__B> struct kc__same_type {
+  static const bool kc__value = false;
+};
+template <class kc__A> struct kc__same_type<kc__A, kc__A> {
+  static const bool kc__value = true;
+};
+#define KC__NAME_TAG(...) KC__NAME_TAG_(kc__nc_, __VA_ARGS__)
+#define KC__NAME_TAG_(prefix, ...) prefix##__VA_ARGS__
+#define KC__NAME_CHECK(what, str, tag, ...)                                    \
+  static_assert(                                                               \
+      kc__same_type<struct tag *,                                              \
+                    struct KC__NAME_TAG(__VA_ARGS__) *>::kc__value,            \
+      "kc: the " what " name " str " is a macro (it expands to " #__VA_ARGS__  \
+      "): rename the " what                                                    \
+      " or the macro (GNU modes such as -std=gnu17, the default, predefine "   \
+      "linux and unix; -std=c11 does not) (doc/kernels.md)");
 
-/* The user's body as the static member function `run` of struct
+/* The user's body as the static member function `kc__run` of struct
  * <name>__kcb, with the parameter list `params` (parenthesised); the
  * statements of `prologue` (parenthesised) run first.  The body is pasted
  * as `do { body; } while (0)` so that `continue` ends the index's work. */
 #define KC__UNPAREN(...) __VA_ARGS__
 #define KC__BODY(name, params, prologue, ...)                                  \
   struct name##__kcb {                                                         \
-    KC__DEV void run params {                                                  \
+    KC__DEV void kc__run params {                                              \
       KC__UNPAREN prologue;                                                    \
       do {                                                                     \
         __VA_ARGS__;                                                           \
@@ -187,7 +201,7 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
   __VA_ARGS__ do {
 
 #define KC_FOR(name, ftype, f, i, ...)                                         \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__BODY(name, (const ftype *f, kc_index i), ((void)0), __VA_ARGS__)         \
   typedef kc__for_drv<ftype, name##__kcb> name##__kcd;                         \
   KC__CUDA_ENTRIES(name, ftype, name##__kcd, kc_cuda_args)
@@ -198,25 +212,25 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
   KC__CUDA_ENTRIES(name, ftype, name##__kcd, kc_cuda_args)
 
 #define KC_REDUCE_SUM(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__REDUCE(name, ftype, f, i, vtype, kc__op_sum, acc, __VA_ARGS__)
 #define KC_REDUCE_PROD(name, ftype, f, i, vtype, acc, ...)                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__REDUCE(name, ftype, f, i, vtype, kc__op_prod, acc, __VA_ARGS__)
 #define KC_REDUCE_MIN(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__REDUCE(name, ftype, f, i, vtype, kc__op_min, acc, __VA_ARGS__)
 #define KC_REDUCE_MAX(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__REDUCE(name, ftype, f, i, vtype, kc__op_max, acc, __VA_ARGS__)
 #define KC_REDUCE_MINLOC(name, ftype, f, i, vtype, acc, ...)                   \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__REDUCE(name, ftype, f, i, kc__loc_of<vtype>::type, kc__op_minloc, acc,   \
-             __VA_ARGS__)
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__REDUCE(name, ftype, f, i, kc__loc_of<vtype>::kc__type, kc__op_minloc,    \
+             acc, __VA_ARGS__)
 #define KC_REDUCE_MAXLOC(name, ftype, f, i, vtype, acc, ...)                   \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__REDUCE(name, ftype, f, i, kc__loc_of<vtype>::type, kc__op_maxloc, acc,   \
-             __VA_ARGS__)
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__REDUCE(name, ftype, f, i, kc__loc_of<vtype>::kc__type, kc__op_maxloc,    \
+             acc, __VA_ARGS__)
 
 /* Custom reducers: the user's two functions, device versions.  The body
  * follows the macro. */
@@ -227,16 +241,18 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
 
 #define KC__CUSTOM_OP(name, rname, vtype)                                      \
   struct name##__kcop {                                                        \
-    static const bool ordered = true;                                          \
-    KC__DEV void ident(vtype *v, const kc_cuda_args &) {                       \
-      rname##__kcident(v);                                                     \
+    static const bool kc__ordered = true;                                      \
+    KC__DEV void kc__ident(vtype *kc__v, const kc_cuda_args &) {               \
+      rname##__kcident(kc__v);                                                 \
     }                                                                          \
-    KC__DEV void join(vtype *d, const vtype *s) { rname##__kcjoin(d, s); }     \
+    KC__DEV void kc__join(vtype *kc__d, const vtype *kc__s) {                  \
+      rname##__kcjoin(kc__d, kc__s);                                           \
+    }                                                                          \
   };
 
 #define KC_REDUCE_CUSTOM(name, ftype, f, i, rname, vtype, acc, ...)            \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__CUSTOM_OP(name, rname, vtype)                                            \
   KC__REDUCE(name, ftype, f, i, vtype, name##__kcop, acc, __VA_ARGS__)
 
@@ -247,16 +263,16 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
   KC__CUDA_ENTRIES(name, ftype, name##__kcd, kc_cuda_args)
 
 #define KC_SCAN(name, ftype, f, i, vtype, acc, final, ...)                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__SCAN(name, ftype, f, i, vtype, kc__op_sum, acc, final, __VA_ARGS__)
 #define KC_SCAN_CUSTOM(name, ftype, f, i, rname, vtype, acc, final, ...)       \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__CUSTOM_OP(name, rname, vtype)                                            \
   KC__SCAN(name, ftype, f, i, vtype, name##__kcop, acc, final, __VA_ARGS__)
 
 #define KC_MDFOR(name, ftype, f, idx, ...)                                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__BODY(name, (const ftype *f, KC__MD_PARAMS idx), ((void)0), __VA_ARGS__)  \
   typedef kc__mdfor_drv<ftype, KC__MD_RANK idx, name##__kcb> name##__kcd;      \
   KC__CUDA_ENTRIES(name, ftype, name##__kcd, kc_cuda_md_args)
@@ -269,25 +285,25 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
   KC__CUDA_ENTRIES(name, ftype, name##__kcd, kc_cuda_md_args)
 
 #define KC_MDREDUCE_SUM(name, ftype, f, idx, vtype, acc, ...)                  \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__MDREDUCE(name, ftype, f, idx, vtype, kc__op_sum, acc, __VA_ARGS__)
 #define KC_MDREDUCE_PROD(name, ftype, f, idx, vtype, acc, ...)                 \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__MDREDUCE(name, ftype, f, idx, vtype, kc__op_prod, acc, __VA_ARGS__)
 #define KC_MDREDUCE_MIN(name, ftype, f, idx, vtype, acc, ...)                  \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__MDREDUCE(name, ftype, f, idx, vtype, kc__op_min, acc, __VA_ARGS__)
 #define KC_MDREDUCE_MAX(name, ftype, f, idx, vtype, acc, ...)                  \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__MDREDUCE(name, ftype, f, idx, vtype, kc__op_max, acc, __VA_ARGS__)
 #define KC_MDREDUCE_CUSTOM(name, ftype, f, idx, rname, vtype, acc, ...)        \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__CUSTOM_OP(name, rname, vtype)                                            \
   KC__MDREDUCE(name, ftype, f, idx, vtype, name##__kcop, acc, __VA_ARGS__)
 
 #define KC_TEAM(name, ftype, f, team, ...)                                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__BODY(name, (const ftype *f, kc_team *team), ((void)team), __VA_ARGS__)   \
   typedef kc__team_drv<ftype, name##__kcb> name##__kcd;                        \
   KC__CUDA_ENTRIES(name, ftype, name##__kcd, kc_cuda_team_args)
@@ -299,28 +315,28 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
   KC__CUDA_ENTRIES(name, ftype, name##__kcd, kc_cuda_team_args)
 
 #define KC_TEAM_REDUCE_SUM(name, ftype, f, team, vtype, acc, ...)              \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, kc__op_sum, acc, __VA_ARGS__)
 #define KC_TEAM_REDUCE_PROD(name, ftype, f, team, vtype, acc, ...)             \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, kc__op_prod, acc, __VA_ARGS__)
 #define KC_TEAM_REDUCE_MIN(name, ftype, f, team, vtype, acc, ...)              \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, kc__op_min, acc, __VA_ARGS__)
 #define KC_TEAM_REDUCE_MAX(name, ftype, f, team, vtype, acc, ...)              \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, kc__op_max, acc, __VA_ARGS__)
 #define KC_TEAM_REDUCE_CUSTOM(name, ftype, f, team, rname, vtype, acc, ...)    \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__CUSTOM_OP(name, rname, vtype)                                            \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, name##__kcop, acc, __VA_ARGS__)
 
 /* The team's scratch function is host code: parsed here, never compiled
  * to PTX. */
 #define KC_TEAM_SCRATCH_SIZE(name, ftype, f, level, team_size)                 \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  static inline __attribute__((unused))                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  static inline __attribute__((__unused__))                                    \
   size_t kc__scratch_fn_##name(const ftype *f, int level, int team_size)
 
 #define KC_TEAM_THREAD_FOR(team, i, begin, end, ...)                           \
@@ -365,7 +381,7 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
                           acc, result, ...)                                    \
   do {                                                                         \
     (void)(team);                                                              \
-    vtype acc = Op::template ident<vtype>();                                   \
+    vtype acc = Op::template kc__ident<vtype>();                               \
     const kc_index kc__nr_e = (end);                                           \
     for (kc_index i = (begin) + (kc_index)(first); i < kc__nr_e;               \
          i += (step)) {                                                        \
@@ -399,7 +415,7 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
                                  vtype, acc, result, ...)                      \
   do {                                                                         \
     (void)(team);                                                              \
-    vtype acc = Op::ident();                                                   \
+    vtype acc = Op::kc__ident();                                               \
     kc_index kc__nc_lo, kc__nc_hi;                                             \
     kc__part((begin), (end), (k), (parts), &kc__nc_lo, &kc__nc_hi);            \
     for (kc_index i = kc__nc_lo; i < kc__nc_hi; i++) {                         \
@@ -511,7 +527,7 @@ __constant__ __attribute__((used)) int kc__cuda_result_done = 1;
 /* One index per thread: the chunk is [i, i + 1), a chunk buffer one
  * element in a register. */
 #define KC_FOR_CHUNKS(name, ftype, f, b, e, ...)                               \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__BODY(name, (const ftype *f, kc_index kc__i),                             \
            (const kc_index b = kc__i, e = kc__i + 1; (void)b; (void)e),        \
            __VA_ARGS__)                                                        \

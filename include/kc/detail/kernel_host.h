@@ -111,13 +111,22 @@
 
 /* ------------------------------------------------------------ internals */
 
+/* Every name this file declares outside the kernel macros' parameters is
+ * reserved (kc__, KC__: parameters, locals, members; attributes spelt
+ * __unused__): it is compiled after the user's -D options and #defines, so
+ * a plain `t` or `level` could be a user's macro (t-kcc-names.sh). */
+
 #define KC__STR(...) #__VA_ARGS__
 #define KC__PRAGMA(...) _Pragma(KC__STR(__VA_ARGS__))
 
 /* Loop hints: KC__HINT_<kind>(acc) goes right before a kernel's loop.
  * The _Pragma must come out of the last macro expansion, never out of a
- * macro argument (GCC would emit it ahead of the expansion), hence the
- * selection by name. */
+ * macro argument (GCC would emit it ahead of the expansion): macros hand
+ * each other a hint's name alone (KC__HINT_SUM), and the one that writes
+ * the loop calls it, hint(acc).  The whole name, not SUM to be pasted
+ * further down: an argument handed on is macro-expanded first, and a
+ * user's `#define SUM 1` would turn it into KC__HINT_1.  For the same
+ * reason a nested reduction's OP is pasted in the macro the user calls. */
 #if defined(KC_HOST_NO_VECTOR_HINTS)
 #define KC__HINT_FOR(acc)
 #define KC__HINT_SUM(acc)
@@ -153,7 +162,7 @@
  * `return value;`.  The body also runs inside do { } while (0): `continue`
  * and `break` both end the current index only, as on the device. */
 typedef struct kc__no_return_in_kernel_body {
-  char unused;
+  char kc__unused;
 } kc__no_return_in_kernel_body;
 #define KC__BODY_DONE ((kc__no_return_in_kernel_body){0})
 #define KC__BODY(...)                                                          \
@@ -203,10 +212,10 @@ typedef struct kc__no_return_in_kernel_body {
 #endif
 
 #if defined(__GNUC__)
-#define KC__CONSTRUCTOR __attribute__((constructor))
-#define KC__UNUSED __attribute__((unused))
-#define KC__WEAK __attribute__((weak))
-#define KC__HIDDEN __attribute__((visibility("hidden")))
+#define KC__CONSTRUCTOR __attribute__((__constructor__))
+#define KC__UNUSED __attribute__((__unused__))
+#define KC__WEAK __attribute__((__weak__))
+#define KC__HIDDEN __attribute__((__visibility__("hidden")))
 #else
 #error "kc/kernel_host.h needs a compiler with __attribute__((constructor))"
 #endif
@@ -237,19 +246,20 @@ typedef kc_loc_double kc__loc_double;
 
 /* Registers one kernel and sets its two handles; on failure one line on
  * stderr, the handles untouched. */
-static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
-                                                kc_kernel **own,
-                                                kc_kernel **exported,
-                                                const char *file) {
-  kc_kernel *k = NULL;
-  int rc = kc_kernel_register(d, &k);
-  if (rc == 0) {
-    *own = k;
-    *exported = k;
+static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *kc__d,
+                                                kc_kernel **kc__own,
+                                                kc_kernel **kc__exported,
+                                                const char *kc__file) {
+  kc_kernel *kc__k = NULL;
+  int kc__rc = kc_kernel_register(kc__d, &kc__k);
+  if (kc__rc == 0) {
+    *kc__own = kc__k;
+    *kc__exported = kc__k;
   } else {
-    const char *detail = kc_last_error();
-    fprintf(stderr, "kc: %s: kernel \"%s\" not registered: %s\n", file, d->name,
-            detail && detail[0] ? detail : kc_strerror(rc));
+    const char *kc__detail = kc_last_error();
+    fprintf(stderr, "kc: %s: kernel \"%s\" not registered: %s\n", kc__file,
+            kc__d->name,
+            kc__detail && kc__detail[0] ? kc__detail : kc_strerror(kc__rc));
   }
 }
 
@@ -310,7 +320,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
       void *kc__acc) {                                                         \
     KC__FUNCTOR_LOCAL(ftype, f);                                               \
     atype acc = *(atype *)kc__acc;                                             \
-    KC__HINT_##hint(acc) for (kc_index i = kc__b; i < kc__e; ++i) {            \
+    hint(acc) for (kc_index i = kc__b; i < kc__e; ++i) {                       \
       KC__BODY(__VA_ARGS__);                                                   \
     }                                                                          \
     *(atype *)kc__acc = acc;                                                   \
@@ -330,31 +340,44 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 /* ------------------------------------------------------- public macros */
 
 /* Every public kernel macro begins with KC__NAME_CHECK("kernel", #name,
- * name) (and the same for a reducer's name): a name that is a macro would
- * be expanded wherever one macro hands it to another, so the kernel would
- * be registered, and its handle named, after the expansion, and the device
- * pass would fail on "1__kcb".  gcc and clang predefine linux and unix
- * (as 1) in their GNU modes, their default; nvcc follows its host
- * compiler.  The check compares the name as written with its expansion.
- * _Static_assert is C11: __extension__ keeps a C99 -pedantic build of a
- * kernel file quiet, as its GNU compilers take it in every mode. */
+ * kc__nc_##name, name) (and the same for a reducer's name): a name that is
+ * a macro would be expanded wherever one macro hands it to another, so the
+ * kernel would be registered, and its handle named, after the expansion,
+ * and the device pass would fail on "1__kcb".  gcc and clang predefine
+ * linux and unix (as 1) in their GNU modes, their default; nvcc follows
+ * its host compiler.  The check compares the name as written with its
+ * expansion, as names: ## does not expand its operands, so kc__nc_##name
+ * is the name as written, while the last argument arrives expanded and
+ * KC__NAME_TAG pastes the same prefix onto the expansion.  Both become
+ * struct tags, and a pointer to an undeclared tag is a valid type (it
+ * declares the tag), so the two types are the same exactly when the name
+ * is not a macro, and the static assertion says so in its message, for a
+ * macro of any length (the lengths alone let `#define foo bar` through).
+ * An expansion that does not begin with a letter, digit or `_` is a
+ * pasting error instead.  _Static_assert is C11: __extension__ keeps a C99
+ * -pedantic build of a kernel file quiet, as its GNU compilers take it in
+ * every mode. */
 #if defined(__GNUC__)
 #define KC__STATIC_ASSERT __extension__ _Static_assert
 #else
 #define KC__STATIC_ASSERT _Static_assert
 #endif
-#define KC__NAME_CHECK(what, str, ...)                                         \
-  KC__STATIC_ASSERT(sizeof(str) == sizeof(#__VA_ARGS__),                       \
-                    "kc: the " what " name " str " is a macro (it expands "    \
-                    "to " #__VA_ARGS__ "; GNU modes such as -std=gnu11, the "  \
-                    "default, predefine linux and unix): rename the " what     \
-                    ", or compile with -std=c11 (doc/kernels.md)");
+#define KC__NAME_TAG(...) KC__NAME_TAG_(kc__nc_, __VA_ARGS__)
+#define KC__NAME_TAG_(prefix, ...) prefix##__VA_ARGS__
+#define KC__NAME_CHECK(what, str, tag, ...)                                    \
+  KC__STATIC_ASSERT(                                                           \
+      __builtin_types_compatible_p(struct tag *,                               \
+                                   struct KC__NAME_TAG(__VA_ARGS__) *),        \
+      "kc: the " what " name " str " is a macro (it expands to " #__VA_ARGS__  \
+      "): rename the " what                                                    \
+      " or the macro (GNU modes such as -std=gnu17, the default, predefine "   \
+      "linux and unix; -std=c11 does not) (doc/kernels.md)");
 
 /* The host has no read-only data path (kernel.h). */
 #define KC_LDG(p) (*(p))
 
 #define KC_FOR(name, ftype, f, i, ...)                                         \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
       const ftype *restrict const kc__fp, kc_index kc__b, kc_index kc__e) {    \
@@ -372,37 +395,39 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   KC__REGISTER(name, ftype, KC_KERNEL_FOR, kc__host_##name, KC__NO_REDUCER)
 
 #define KC_REDUCE_SUM(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_SUM, SUM,        \
-                     __VA_ARGS__)
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_SUM,             \
+                     KC__HINT_SUM, __VA_ARGS__)
 
 #define KC_REDUCE_PROD(name, ftype, f, i, vtype, acc, ...)                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_PROD, PROD,      \
-                     __VA_ARGS__)
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_PROD,            \
+                     KC__HINT_PROD, __VA_ARGS__)
 
 #define KC_REDUCE_MIN(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MIN, MIN,        \
-                     __VA_ARGS__)
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MIN,             \
+                     KC__HINT_MIN, __VA_ARGS__)
 
 #define KC_REDUCE_MAX(name, ftype, f, i, vtype, acc, ...)                      \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MAX, MAX,        \
-                     __VA_ARGS__)
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__REDUCE_BUILTIN(name, ftype, f, i, vtype, acc, KC_REDUCE_MAX,             \
+                     KC__HINT_MAX, __VA_ARGS__)
 
 /* MINLOC / MAXLOC: the accumulator is a kc_loc_<vtype>; the loop runs in
  * index order, so a body that replaces acc only on a strictly better value
  * keeps the smallest index among ties. */
 #define KC_REDUCE_MINLOC(name, ftype, f, i, vtype, acc, ...)                   \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, NONE, __VA_ARGS__)    \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, KC__HINT_NONE,        \
+                __VA_ARGS__)                                                   \
   KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__BUILTIN_REDUCER(KC_REDUCE_MINLOC, vtype))
 
 #define KC_REDUCE_MAXLOC(name, ftype, f, i, vtype, acc, ...)                   \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, NONE, __VA_ARGS__)    \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__REDUCE_FN(name, ftype, f, i, kc__loc_##vtype, acc, KC__HINT_NONE,        \
+                __VA_ARGS__)                                                   \
   KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__BUILTIN_REDUCER(KC_REDUCE_MAXLOC, vtype))
 
@@ -429,9 +454,9 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   static void kc__rjoint_##rname(vtype *dst, const vtype *src)
 
 #define KC_REDUCE_CUSTOM(name, ftype, f, i, rname, vtype, acc, ...)            \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
-  KC__REDUCE_FN(name, ftype, f, i, vtype, acc, NONE, __VA_ARGS__)              \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
+  KC__REDUCE_FN(name, ftype, f, i, vtype, acc, KC__HINT_NONE, __VA_ARGS__)     \
   KC__REGISTER(name, ftype, KC_KERNEL_REDUCE, kc__host_##name,                 \
                KC__CUSTOM_REDUCER(rname, vtype))
 
@@ -459,14 +484,14 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   KC__FN_END
 
 #define KC_SCAN(name, ftype, f, i, vtype, acc, final, ...)                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, __VA_ARGS__)               \
   KC__REGISTER(name, ftype, KC_KERNEL_SCAN, kc__host_##name,                   \
                KC__BUILTIN_REDUCER(KC_REDUCE_SUM, vtype))
 
 #define KC_SCAN_CUSTOM(name, ftype, f, i, rname, vtype, acc, final, ...)       \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__SCAN_FN(name, ftype, f, i, vtype, acc, final, __VA_ARGS__)               \
   KC__REGISTER(name, ftype, KC_KERNEL_SCAN, kc__host_##name,                   \
                KC__CUSTOM_REDUCER(rname, vtype))
@@ -498,8 +523,8 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
        KC__IDX(d, idx) < kc__e##d; ++KC__IDX(d, idx))
 #define KC__MDL_IN(d, idx, hint, acc)                                          \
   const kc_index kc__b##d = kc__lo[d], kc__e##d = kc__hi[d];                   \
-  KC__HINT_##hint(acc) for (kc_index KC__IDX(d, idx) = kc__b##d;               \
-                            KC__IDX(d, idx) < kc__e##d; ++KC__IDX(d, idx))
+  hint(acc) for (kc_index KC__IDX(d, idx) = kc__b##d;                          \
+                 KC__IDX(d, idx) < kc__e##d; ++KC__IDX(d, idx))
 
 #define KC__MDLOOPS_2(idx, hint, acc, ...)                                     \
   KC__MDL(0, idx) {                                                            \
@@ -553,7 +578,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
       const ftype *restrict const kc__fp, const kc_index *restrict kc__lo,     \
       const kc_index *restrict kc__hi) {                                       \
     KC__FUNCTOR_LOCAL(ftype, f);                                               \
-    KC__MDLOOPS(idx, FOR, ~, __VA_ARGS__)                                      \
+    KC__MDLOOPS(idx, KC__HINT_FOR, ~, __VA_ARGS__)                             \
     return KC__BODY_DONE;                                                      \
   }                                                                            \
   static void kc__host_##name(const void *kc__functor, const kc_index *kc__lo, \
@@ -581,7 +606,7 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
   KC__FN_END
 
 #define KC_MDFOR(name, ftype, f, idx, ...)                                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__MDFOR_FN(name, ftype, f, idx, __VA_ARGS__)                               \
   KC__REGISTER_EX(name, ftype, KC_KERNEL_MDFOR, kc__host_##name,               \
                   KC__NO_REDUCER, KC__RANK(idx), KC__AFTER_NONE)
@@ -593,25 +618,25 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
                   KC__AFTER_NONE)
 
 #define KC_MDREDUCE_SUM(name, ftype, f, idx, vtype, acc, ...)                  \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_SUM, SUM,    \
-                       __VA_ARGS__)
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_SUM,         \
+                       KC__HINT_SUM, __VA_ARGS__)
 #define KC_MDREDUCE_PROD(name, ftype, f, idx, vtype, acc, ...)                 \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_PROD, PROD,  \
-                       __VA_ARGS__)
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_PROD,        \
+                       KC__HINT_PROD, __VA_ARGS__)
 #define KC_MDREDUCE_MIN(name, ftype, f, idx, vtype, acc, ...)                  \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_MIN, MIN,    \
-                       __VA_ARGS__)
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_MIN,         \
+                       KC__HINT_MIN, __VA_ARGS__)
 #define KC_MDREDUCE_MAX(name, ftype, f, idx, vtype, acc, ...)                  \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_MAX, MAX,    \
-                       __VA_ARGS__)
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__MDREDUCE_BUILTIN(name, ftype, f, idx, vtype, acc, KC_REDUCE_MAX,         \
+                       KC__HINT_MAX, __VA_ARGS__)
 #define KC_MDREDUCE_CUSTOM(name, ftype, f, idx, rname, vtype, acc, ...)        \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
-  KC__MDREDUCE_FN(name, ftype, f, idx, vtype, acc, NONE, __VA_ARGS__)          \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
+  KC__MDREDUCE_FN(name, ftype, f, idx, vtype, acc, KC__HINT_NONE, __VA_ARGS__) \
   KC__REGISTER_EX(name, ftype, KC_KERNEL_MDREDUCE, kc__host_##name,            \
                   KC__CUSTOM_REDUCER(rname, vtype), KC__RANK(idx),             \
                   KC__AFTER_NONE)
@@ -619,40 +644,46 @@ static inline KC__UNUSED void kc__host_register(const kc_kernel_desc *d,
 /* ---------------------------------------------------------------- teams */
 
 /* The team handle on the host: team->size threads, one lane.  The
- * accessors take the body's `kc_team *`; `level` must be 0 or 1. */
-static inline KC__UNUSED kc_index kc_team_league_rank(const kc_team *t) {
-  return t->league_rank;
+ * accessors take the body's `kc_team *`; the level must be 0 or 1. */
+static inline KC__UNUSED kc_index kc_team_league_rank(const kc_team *kc__t) {
+  return kc__t->league_rank;
 }
-static inline KC__UNUSED kc_index kc_team_league_size(const kc_team *t) {
-  return t->league_size;
+static inline KC__UNUSED kc_index kc_team_league_size(const kc_team *kc__t) {
+  return kc__t->league_size;
 }
-static inline KC__UNUSED int kc_team_rank(const kc_team *t) { return t->rank; }
-static inline KC__UNUSED int kc_team_size(const kc_team *t) { return t->size; }
-static inline KC__UNUSED int kc_team_vector_lane(const kc_team *t) {
-  (void)t;
+static inline KC__UNUSED int kc_team_rank(const kc_team *kc__t) {
+  return kc__t->rank;
+}
+static inline KC__UNUSED int kc_team_size(const kc_team *kc__t) {
+  return kc__t->size;
+}
+static inline KC__UNUSED int kc_team_vector_lane(const kc_team *kc__t) {
+  (void)kc__t;
   return 0;
 }
-static inline KC__UNUSED int kc_team_vector_length(const kc_team *t) {
-  (void)t;
+static inline KC__UNUSED int kc_team_vector_length(const kc_team *kc__t) {
+  (void)kc__t;
   return 1;
 }
-static inline KC__UNUSED void kc_team_barrier(const kc_team *t) {
-  if (t->size > 1)
-    kc__team_barrier(t);
+static inline KC__UNUSED void kc_team_barrier(const kc_team *kc__t) {
+  if (kc__t->size > 1)
+    kc__team_barrier(kc__t);
 }
-static inline KC__UNUSED void *kc_team_scratch(const kc_team *t, int level) {
-  return t->team_scratch[level];
+static inline KC__UNUSED void *kc_team_scratch(const kc_team *kc__t,
+                                               int kc__level) {
+  return kc__t->team_scratch[kc__level];
 }
-static inline KC__UNUSED void *kc_thread_scratch(const kc_team *t, int level) {
-  return t->thread_scratch[level];
+static inline KC__UNUSED void *kc_thread_scratch(const kc_team *kc__t,
+                                                 int kc__level) {
+  return kc__t->thread_scratch[kc__level];
 }
-static inline KC__UNUSED size_t kc_team_scratch_size(const kc_team *t,
-                                                     int level) {
-  return t->team_scratch_size[level];
+static inline KC__UNUSED size_t kc_team_scratch_size(const kc_team *kc__t,
+                                                     int kc__level) {
+  return kc__t->team_scratch_size[kc__level];
 }
-static inline KC__UNUSED size_t kc_thread_scratch_size(const kc_team *t,
-                                                       int level) {
-  return t->thread_scratch_size[level];
+static inline KC__UNUSED size_t kc_thread_scratch_size(const kc_team *kc__t,
+                                                       int kc__level) {
+  return kc__t->thread_scratch_size[kc__level];
 }
 
 /* The engine calls a team kernel's host function for a run of league
@@ -681,21 +712,21 @@ static inline KC__UNUSED size_t kc_thread_scratch_size(const kc_team *t,
 
 /* A team-for kernel's accumulator is a dummy the body cannot name. */
 typedef struct kc__team_noacc {
-  char unused;
+  char kc__unused;
 } kc__team_noacc;
 
 /* The scratch function of team kernel `name`, if the program defines one
  * (KC_TEAM_SCRATCH_SIZE, in any file): a weak reference, NULL otherwise. */
 #define KC__TEAM_SCRATCH_DECL(name)                                            \
   extern size_t kc__team_scratch_##name(const void *, int, int)                \
-      __attribute__((weak));
+      __attribute__((__weak__));
 #define KC__AFTER_TEAM(kname)                                                  \
   if (kc__handle_##kname && kc__team_scratch_##kname)                          \
     (void)kc_kernel_set_team_scratch(kc__handle_##kname,                       \
                                      kc__team_scratch_##kname);
 
 #define KC_TEAM(name, ftype, f, team, ...)                                     \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_FN(name, ftype, f, team, kc__team_noacc, kc__noacc_##name,          \
               __VA_ARGS__)                                                     \
   KC__FN_BEGIN                                                                 \
@@ -722,24 +753,24 @@ typedef struct kc__team_noacc {
                   reducer, 1, KC__AFTER_TEAM)
 
 #define KC_TEAM_REDUCE_SUM(name, ftype, f, team, vtype, acc, ...)              \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_SUM, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_PROD(name, ftype, f, team, vtype, acc, ...)             \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_PROD, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_MIN(name, ftype, f, team, vtype, acc, ...)              \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_MIN, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_MAX(name, ftype, f, team, vtype, acc, ...)              \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__BUILTIN_REDUCER(KC_REDUCE_MAX, vtype), __VA_ARGS__)
 #define KC_TEAM_REDUCE_CUSTOM(name, ftype, f, team, rname, vtype, acc, ...)    \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
-  KC__NAME_CHECK("reducer", #rname, rname)                                     \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
+  KC__NAME_CHECK("reducer", #rname, kc__nc_##rname, rname)                     \
   KC__TEAM_REDUCE(name, ftype, f, team, vtype, acc,                            \
                   KC__CUSTOM_REDUCER(rname, vtype), __VA_ARGS__)
 
@@ -747,7 +778,7 @@ typedef struct kc__team_noacc {
  * user's typed function and the external `void *` wrapper the kernel's
  * weak reference finds. */
 #define KC_TEAM_SCRATCH_SIZE(name, ftype, f, level, team_size)                 \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   static size_t kc__tss_##name(const ftype *f KC__UNUSED,                      \
                                int level KC__UNUSED,                           \
                                int team_size KC__UNUSED);                      \
@@ -782,26 +813,28 @@ typedef struct kc__team_noacc {
 /* Thread t->rank's contiguous part of [b, e) among the team's t->size
  * threads (near-equal parts in rank order; the whole range for one
  * thread). */
-static inline KC__UNUSED void kc__team_part(const kc_team *t, kc_index b,
-                                            kc_index e, kc_index *lo,
-                                            kc_index *hi) {
-  const int n = t->size;
-  if (n == 1 || e <= b) {
-    *lo = b;
-    *hi = e;
+static inline KC__UNUSED void kc__team_part(const kc_team *kc__t,
+                                            kc_index kc__b, kc_index kc__e,
+                                            kc_index *kc__lo,
+                                            kc_index *kc__hi) {
+  const int kc__n = kc__t->size;
+  if (kc__n == 1 || kc__e <= kc__b) {
+    *kc__lo = kc__b;
+    *kc__hi = kc__e;
     return;
   }
-  const kc_index len = e - b, q = len / n, r = len % n, k = t->rank;
-  *lo = b + k * q + (k < r ? k : r);
-  *hi = *lo + q + (k < r);
+  const kc_index kc__len = kc__e - kc__b, kc__q = kc__len / kc__n,
+                 kc__r = kc__len % kc__n, kc__k = kc__t->rank;
+  *kc__lo = kc__b + kc__k * kc__q + (kc__k < kc__r ? kc__k : kc__r);
+  *kc__hi = *kc__lo + kc__q + (kc__k < kc__r);
 }
 
 /* A nested loop over the calling thread's lanes: the whole range on its
- * one lane.  `hint` names a loop hint (FOR, SUM ..., NONE). */
+ * one lane.  `hint` is a loop hint's name (KC__HINT_FOR, ..._NONE). */
 #define KC__NESTED_LOOP(team, i, begin, end, hint, acc, ...)                   \
   (void)(team);                                                                \
   const kc_index kc__b_##i = (begin), kc__e_##i = (end);                       \
-  KC__HINT_##hint(acc) for (kc_index i = kc__b_##i; i < kc__e_##i; ++i) {      \
+  hint(acc) for (kc_index i = kc__b_##i; i < kc__e_##i; ++i) {                 \
     KC__BODY(__VA_ARGS__);                                                     \
   }
 
@@ -809,27 +842,27 @@ static inline KC__UNUSED void kc__team_part(const kc_team *t, kc_index b,
 #define KC__TEAM_LOOP(team, i, begin, end, hint, acc, ...)                     \
   kc_index kc__b_##i, kc__e_##i;                                               \
   kc__team_part((team), (begin), (end), &kc__b_##i, &kc__e_##i);               \
-  KC__HINT_##hint(acc) for (kc_index i = kc__b_##i; i < kc__e_##i; ++i) {      \
+  hint(acc) for (kc_index i = kc__b_##i; i < kc__e_##i; ++i) {                 \
     KC__BODY(__VA_ARGS__);                                                     \
   }
 
 #define KC_TEAM_THREAD_FOR(team, i, begin, end, ...)                           \
   do {                                                                         \
-    KC__TEAM_LOOP(team, i, begin, end, NONE, ~, __VA_ARGS__)                   \
+    KC__TEAM_LOOP(team, i, begin, end, KC__HINT_NONE, ~, __VA_ARGS__)          \
   } while (0)
 #define KC_THREAD_VECTOR_FOR(team, i, begin, end, ...)                         \
   do {                                                                         \
-    KC__NESTED_LOOP(team, i, begin, end, FOR, ~, __VA_ARGS__)                  \
+    KC__NESTED_LOOP(team, i, begin, end, KC__HINT_FOR, ~, __VA_ARGS__)         \
   } while (0)
 #define KC_TEAM_VECTOR_FOR(team, i, begin, end, ...)                           \
   do {                                                                         \
-    KC__TEAM_LOOP(team, i, begin, end, FOR, ~, __VA_ARGS__)                    \
+    KC__TEAM_LOOP(team, i, begin, end, KC__HINT_FOR, ~, __VA_ARGS__)           \
   } while (0)
 
 /* Joins of the nested built-in reductions, as the top-level ones
  * (libkc/reducer.c): signed SUM and PROD wrap (computed unsigned), MIN and
  * MAX take a NaN running value for missing. */
-static inline KC__UNUSED int kc__nr_nan(double x) { return x != x; }
+static inline KC__UNUSED int kc__nr_nan(double kc__x) { return kc__x != kc__x; }
 #define KC__NR_WRAP(a, b, op)                                                  \
   _Generic((a), int32_t                                                        \
            : (int32_t)((uint32_t)(a)op(uint32_t)(b)), int64_t                  \
@@ -843,10 +876,10 @@ static inline KC__UNUSED int kc__nr_nan(double x) { return x != x; }
   ((a) = (b) > (a) || kc__nr_nan((double)(a)) ? (b) : (a))
 
 /* Over the thread's lanes: its one lane's loop. */
-#define KC__NESTED_REDUCE(team, i, begin, end, OP, vtype, acc, result, hint,   \
-                          ...)                                                 \
+#define KC__NESTED_REDUCE(team, i, begin, end, ident, vtype, acc, result,      \
+                          hint, ...)                                           \
   do {                                                                         \
-    vtype acc = KC__NR_IDENT_##OP(vtype);                                      \
+    vtype acc = ident(vtype);                                                  \
     KC__NESTED_LOOP(team, i, begin, end, hint, acc, __VA_ARGS__)               \
     (result) = acc;                                                            \
   } while (0)
@@ -854,17 +887,16 @@ static inline KC__UNUSED int kc__nr_nan(double x) { return x != x; }
 /* Over the team's threads: each thread folds its part, then every thread
  * joins all the parts in rank order (so all get the same value), and a
  * barrier keeps each part alive until everyone has read it. */
-#define KC__TEAM_REDUCE_NR(team, i, begin, end, OP, vtype, acc, result, hint,  \
-                           ...)                                                \
+#define KC__TEAM_REDUCE_NR(team, i, begin, end, ident, join, vtype, acc,       \
+                           result, hint, ...)                                  \
   do {                                                                         \
-    vtype acc = KC__NR_IDENT_##OP(vtype);                                      \
+    vtype acc = ident(vtype);                                                  \
     KC__TEAM_LOOP(team, i, begin, end, hint, acc, __VA_ARGS__)                 \
     if ((team)->size > 1) {                                                    \
       kc__team_publish((team), &acc);                                          \
       vtype kc__nr_r = *(const vtype *)kc__team_peer((team), 0);               \
       for (int kc__m = 1; kc__m < (team)->size; kc__m++)                       \
-        KC__NR_JOIN_##OP(kc__nr_r,                                             \
-                         *(const vtype *)kc__team_peer((team), kc__m));        \
+        join(kc__nr_r, *(const vtype *)kc__team_peer((team), kc__m));          \
       kc__team_barrier(team);                                                  \
       acc = kc__nr_r;                                                          \
     }                                                                          \
@@ -875,16 +907,16 @@ static inline KC__UNUSED int kc__nr_nan(double x) { return x != x; }
  * `omp simd` loop must not contain another). */
 #define KC_TEAM_THREAD_REDUCE(team, i, begin, end, OP, vtype, acc, result,     \
                               ...)                                             \
-  KC__TEAM_REDUCE_NR(team, i, begin, end, OP, vtype, acc, result, NONE,        \
-                     __VA_ARGS__)
+  KC__TEAM_REDUCE_NR(team, i, begin, end, KC__NR_IDENT_##OP, KC__NR_JOIN_##OP, \
+                     vtype, acc, result, KC__HINT_NONE, __VA_ARGS__)
 #define KC_THREAD_VECTOR_REDUCE(team, i, begin, end, OP, vtype, acc, result,   \
                                 ...)                                           \
-  KC__NESTED_REDUCE(team, i, begin, end, OP, vtype, acc, result, OP,           \
-                    __VA_ARGS__)
+  KC__NESTED_REDUCE(team, i, begin, end, KC__NR_IDENT_##OP, vtype, acc,        \
+                    result, KC__HINT_##OP, __VA_ARGS__)
 #define KC_TEAM_VECTOR_REDUCE(team, i, begin, end, OP, vtype, acc, result,     \
                               ...)                                             \
-  KC__TEAM_REDUCE_NR(team, i, begin, end, OP, vtype, acc, result, OP,          \
-                     __VA_ARGS__)
+  KC__TEAM_REDUCE_NR(team, i, begin, end, KC__NR_IDENT_##OP, KC__NR_JOIN_##OP, \
+                     vtype, acc, result, KC__HINT_##OP, __VA_ARGS__)
 
 /* Custom reducers: the parts are contiguous and joined in rank order, so
  * joins happen in index order. */
@@ -894,7 +926,7 @@ static inline KC__UNUSED int kc__nr_nan(double x) { return x != x; }
     vtype acc;                                                                 \
     __builtin_memset(&acc, 0, sizeof acc);                                     \
     kc__ridt_##rname(&acc);                                                    \
-    KC__NESTED_LOOP(team, i, begin, end, NONE, acc, __VA_ARGS__)               \
+    KC__NESTED_LOOP(team, i, begin, end, KC__HINT_NONE, acc, __VA_ARGS__)      \
     (result) = acc;                                                            \
   } while (0)
 #define KC_TEAM_THREAD_REDUCE_CUSTOM(team, i, begin, end, rname, vtype, acc,   \
@@ -903,7 +935,7 @@ static inline KC__UNUSED int kc__nr_nan(double x) { return x != x; }
     vtype acc;                                                                 \
     __builtin_memset(&acc, 0, sizeof acc);                                     \
     kc__ridt_##rname(&acc);                                                    \
-    KC__TEAM_LOOP(team, i, begin, end, NONE, acc, __VA_ARGS__)                 \
+    KC__TEAM_LOOP(team, i, begin, end, KC__HINT_NONE, acc, __VA_ARGS__)        \
     if ((team)->size > 1) {                                                    \
       kc__team_publish((team), &acc);                                          \
       vtype kc__nr_r;                                                          \
@@ -928,7 +960,7 @@ static inline KC__UNUSED int kc__nr_nan(double x) { return x != x; }
     vtype acc = (vtype)0;                                                      \
     const int final = 1;                                                       \
     (void) final;                                                              \
-    KC__NESTED_LOOP(team, i, begin, end, NONE, acc, __VA_ARGS__)               \
+    KC__NESTED_LOOP(team, i, begin, end, KC__HINT_NONE, acc, __VA_ARGS__)      \
     (total) = acc;                                                             \
   } while (0)
 /* Over the team's threads: one thread makes the same single pass; several
@@ -1007,13 +1039,13 @@ static inline KC__UNUSED int kc__nr_nan(double x) { return x != x; }
  * call returns, and the launch fails with KC_ENOMEM.  A bad slot (a
  * KC_CHUNK_BUFFER inside a loop, or too many) prints the reason and
  * aborts.  (kc__chunk_buffer, kc 0.1's, aborts out of memory too.) */
-KC_API void *kc__chunk_buffer_try(int slot, size_t bytes);
-KC_API void *kc__chunk_buffer(int slot, size_t bytes);
+KC_API void *kc__chunk_buffer_try(int kc__slot, size_t kc__bytes);
+KC_API void *kc__chunk_buffer(int kc__slot, size_t kc__bytes);
 
 /* The body runs for chunks [b, e) of at most KC_CHUNK_MAX indices of the
  * range the engine gave this call. */
 #define KC_FOR_CHUNKS(name, ftype, f, b, e, ...)                               \
-  KC__NAME_CHECK("kernel", #name, name)                                        \
+  KC__NAME_CHECK("kernel", #name, kc__nc_##name, name)                         \
   KC__FN_BEGIN                                                                 \
   static inline kc__no_return_in_kernel_body kc__chunk_##name(                 \
       const ftype *restrict const kc__fp, kc_index kc__b, kc_index kc__e) {    \
@@ -1050,8 +1082,8 @@ KC_API void *kc__chunk_buffer(int slot, size_t bytes);
  * function, so that compilers do not warn that the address of a defined
  * handle is never NULL). */
 static inline KC__UNUSED kc_kernel *
-kc__pick_handle(kc_kernel *const *own, kc_kernel *const *exported) {
-  return own ? *own : *exported;
+kc__pick_handle(kc_kernel *const *kc__own, kc_kernel *const *kc__exported) {
+  return kc__own ? *kc__own : *kc__exported;
 }
 #define KC_KERNEL_DECLARE(name)                                                \
   extern kc_kernel *kc__kernel_##name;                                         \

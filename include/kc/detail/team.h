@@ -51,13 +51,13 @@ typedef struct kc_team kc_team;
 
 /* Waits until every thread of the team has called it (spinning briefly,
  * then yielding the CPU); what each wrote before is visible to all after. */
-KC_API void kc__team_barrier(const kc_team *t);
-/* Makes `mine` (an object of the calling thread that stays alive until the
- * next kc__team_barrier) readable by the team's other threads through
+KC_API void kc__team_barrier(const kc_team *kc__t);
+/* Makes `kc__mine` (an object of the calling thread that stays alive until
+ * the next kc__team_barrier) readable by the team's other threads through
  * kc__team_peer, then waits as kc__team_barrier. */
-KC_API void kc__team_publish(const kc_team *t, const void *mine);
-/* What team thread `rank` published last, until the next barrier. */
-KC_API const void *kc__team_peer(const kc_team *t, int rank);
+KC_API void kc__team_publish(const kc_team *kc__t, const void *kc__mine);
+/* What team thread `kc__rank` published last, until the next barrier. */
+KC_API const void *kc__team_peer(const kc_team *kc__t, int kc__rank);
 
 #ifdef __cplusplus
 }
