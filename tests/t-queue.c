@@ -823,8 +823,12 @@ static void *use_events(void *arg) {
   while (!atomic_load(&users_stop)) {
     kc_event *e = atomic_load(&current_event);
     double ms = -1;
-    int q = kc_event_query(e), w = kc_event_wait(NULL, e);
-    int r = kc_event_record(e, NULL), t = kc_event_elapsed(e, e, &ms);
+    /* Elapsed only of an event found complete: on cuda the time of one
+     * still pending is the driver's CUDA_ERROR_NOT_READY, which
+     * compute-sanitizer reports for every call (400000 of them). */
+    int q = kc_event_query(e);
+    int t = q == 1 ? kc_event_elapsed(e, e, &ms) : 0;
+    int w = kc_event_wait(NULL, e), r = kc_event_record(e, NULL);
     bad += (q != 1 && q != 0 && q != KC_EINVAL) + (w != 0 && w != KC_EINVAL) +
            (r != 0 && r != KC_EINVAL) + (t != 0 && t != KC_EINVAL);
   }
@@ -843,7 +847,9 @@ static int event_used_while_destroyed(void *arg) {
   for (int i = 0; i < 2; i++)
     if (pthread_create(&t[i], NULL, use_events, NULL) != 0)
       return 1;
-  for (int k = 0; k < 50000; k++) {
+  /* Fewer under compute-sanitizer, which slows every driver call. */
+  const int rounds = getenv("KC_TEST_SANITIZER") ? 2000 : 50000;
+  for (int k = 0; k < rounds; k++) {
     kc_event *next = NULL;
     fails += kc_event_create(&next) != 0;
     kc_event *old = atomic_exchange(&current_event, next);
