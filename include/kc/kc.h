@@ -370,9 +370,10 @@ KC_API int kc_event_synchronize(kc_event *e);
 /* 1 if `e` has completed (or was never recorded), 0 if not yet; never
  * blocks.  Errors: KC_EINVAL. */
 KC_API int kc_event_query(kc_event *e);
-/* Milliseconds between the completion of `start` and of `end`, both
- * recorded and complete (kc_event_synchronize).  Errors: KC_EINVAL (NULL
- * ms, an event not recorded or not complete). */
+/* Milliseconds from the completion of `start` to that of `end`, both
+ * recorded and complete (kc_event_synchronize); negative when `end`
+ * completed first.  Errors: KC_EINVAL (NULL ms, an event not recorded or
+ * not complete). */
 KC_API int kc_event_elapsed(kc_event *start, kc_event *end, double *ms);
 
 /* ------------------------------------------------------- mirrored arrays */
