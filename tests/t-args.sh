@@ -202,24 +202,24 @@ for mode in OPT_IN PLAIN; do
     sed 's/^/  /' out.log
   fi
 done
-run ./chk-OPT_IN launch >out.log 2>&1
-rc=$?
-line=$(grep -n 'kc_run_for(fill' chk.c | cut -d: -f1)
-if test $rc -eq 1 && grep -q "^chk.c:$line: kc_run_for(fill, ...) failed: KC_ERANGE (.*): " out.log; then
-  ok "OPT_IN: a failed kc_run_for exits 1: $(cat out.log)"
-else
-  fail "OPT_IN: a failed kc_run_for: exit $rc, output:"
-  sed 's/^/  /' out.log
-fi
-run ./chk-OPT_IN event >out.log 2>&1
-rc=$?
-line=$(grep -n 'kc_event_create(NULL)' chk.c | cut -d: -f1)
-if test $rc -eq 1 && grep -q "^chk.c:$line: kc_event_create(.*) failed: KC_EINVAL (.*): .*out is NULL" out.log; then
-  ok "OPT_IN: the event and describe calls are checked: $(cat out.log)"
-else
-  fail "OPT_IN: a failed kc_event_create: exit $rc, output:"
-  sed 's/^/  /' out.log
-fi
+# exits_1 ARG SOURCE-LINE-TEXT PATTERN WHAT: chk-OPT_IN ARG exits 1 with
+# "chk.c:LINE: PATTERN", LINE being that of SOURCE-LINE-TEXT in chk.c.
+exits_1() {
+  run ./chk-OPT_IN "$1" >out.log 2>&1
+  rc=$?
+  line=$(grep -n -F "$2" chk.c | cut -d: -f1)
+  if test $rc -eq 1 && grep -q "^chk.c:$line: $3" out.log; then
+    ok "OPT_IN: $4: $(cat out.log)"
+  else
+    fail "OPT_IN: $4: exit $rc, output:"
+    sed 's/^/  /' out.log
+  fi
+}
+exits_1 launch 'kc_run_for(fill' \
+  'kc_run_for(fill, ...) failed: KC_ERANGE (.*): ' 'a failed kc_run_for exits 1'
+exits_1 event 'kc_event_create(NULL)' \
+  'kc_event_create(.*) failed: KC_EINVAL (.*): .*out is NULL' \
+  'the event and describe calls are checked (a failed kc_event_create exits 1)'
 
 test $fails -eq 0 || exit 1
 exit 0
