@@ -73,6 +73,9 @@ int bench_cuda_open(bench_cuda *cu, int device, const char *ptx, char *why,
   LOAD(cuCtxEnablePeerAccess, NULL);
   LOAD(cuMemcpyPeerAsync, NULL);
 #undef LOAD
+  /* Optional: the stream's own 64-bit write (bench/launch's staging). */
+  *(void **)&cu->cuStreamWriteValue64 =
+      dlsym(cu->lib, "cuStreamWriteValue64_v2");
   if (missing) {
     snprintf(why, whylen, "libcuda.so.1 lacks a Driver API entry point");
     goto fail;

@@ -66,6 +66,9 @@ typedef struct bench_cuda {
   CUresult (*cuCtxEnablePeerAccess)(CUcontext, unsigned);
   CUresult (*cuMemcpyPeerAsync)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext,
                                 size_t, CUstream);
+  /* NULL where the driver lacks it (bench/launch). */
+  CUresult (*cuStreamWriteValue64)(CUstream, CUdeviceptr, unsigned long long,
+                                   unsigned);
 } bench_cuda;
 
 /* Opens the driver, retains device `device`'s primary context (the one the

@@ -31,7 +31,9 @@
  * 64 slots the functor is first copied into (an event per 16 slots keeps a
  * slot from being rewritten before its copy ran), and, in the changing
  * rows, only the 8 bytes that changed, straight from the functor, into the
- * buffer's copy (what code that knows which field it changed does).  Then
+ * buffer's copy (what code that knows which field it changed does), and
+ * those 8 bytes written by the stream itself (cuStreamWriteValue64, where
+ * the driver and device have it: no copy at all).  Then
  * a parallel_reduce of one double to a host variable against raw launch +
  * synchronize + an 8-byte cuMemcpyDtoH.  Each figure is the median of
  * --reps runs.
@@ -70,8 +72,10 @@ enum { NSIZES = 5, NMODES = 8 };
 /* How the functor changes from launch to launch in a mode's row. */
 enum { UNCHANGED, CHANGING, ALTERNATING };
 /* Ways of hand-written staging: pageable, pinned ring, the changed bytes
- * only (CHANGING rows). */
-enum { WAYS = 3 };
+ * only, copied or written by the stream (CHANGING rows). */
+enum { WAYS = 4 };
+/* The stream writes 64-bit values (way 3). */
+static int can_write64;
 static const size_t sizes[NSIZES] = {8, 128, 1600, 24000, 240000};
 /* One kc_init cycle each: the label, KC_CUDA_LAUNCH, and how the functor
  * changes from launch to launch. */
@@ -169,7 +173,8 @@ static const unsigned char *functor_at(unsigned char *f,
 }
 
 /* way 1: through the ring, 0: straight from the functor, 2: its last 8
- * bytes alone.  The functor changes as functor_at says. */
+ * bytes alone, 3: those written by the stream.  The functor changes as
+ * functor_at says. */
 static double stage_run(bench_cuda *cu, stager *g, unsigned char *f,
                         unsigned char *f2, size_t bytes, int iters, int sync,
                         int way, int changing) {
@@ -179,7 +184,11 @@ static double stage_run(bench_cuda *cu, stager *g, unsigned char *f,
   double t0 = bench_now();
   for (int i = 0; i < iters; i++) {
     const unsigned char *src = functor_at(f, f2, bytes, i, changing);
-    if (way == 2) {
+    if (way == 3) {
+      unsigned long long v;
+      memcpy(&v, src + bytes - 8, 8);
+      BENCH_CU(cu, cu->cuStreamWriteValue64(NULL, g->dbuf + bytes - 8, v, 0));
+    } else if (way == 2) {
       BENCH_CU(cu, cu->cuMemcpyHtoDAsync(g->dbuf + bytes - 8, src + bytes - 8,
                                          8, NULL));
     } else if (way == 1) {
@@ -307,6 +316,12 @@ int main(int argc, char **argv) {
   CUfunction raw_none = bench_cuda_function(&cu, "raw_none");
   stager stg;
   stager_open(&cu, &stg);
+  int w64 = 0;
+  can_write64 = cu.cuStreamWriteValue64 &&
+                cu.cuDeviceGetAttribute(
+                    &w64, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
+                    cu.dev) == CUDA_SUCCESS &&
+                w64 == 1;
   /* The staged functors, and kc's: the second of each pair differs from
    * the first in every byte (ALTERNATING rows). */
   unsigned char *sfun = calloc(1, 240000), *sfun2 = malloc(240000);
@@ -371,7 +386,7 @@ int main(int argc, char **argv) {
                       : 0;
         /* Hand-written staging, each way (changing rows only; the
          * changed bytes alone in CHANGING rows). */
-        for (int v = 0; ch && v < (ch == CHANGING ? WAYS : 2); v++) {
+        for (int v = 0; ch && v < (ch == CHANGING ? 3 + can_write64 : 2); v++) {
           if (r == 0)
             stage_run(&cu, &stg, sfun, sfun2, b, 200, 0, v, ch);
           t[4 + v][r] = stage_run(&cu, &stg, sfun, sfun2, b, iters, 0, v, ch);
@@ -399,11 +414,13 @@ int main(int argc, char **argv) {
         /* The fastest way of staging, async and +fence. */
         static const char *const kind[2 * WAYS] = {
             "staged-pageable-async", "staged-pinned-async",
-            "staged-patch-async",    "staged-pageable-fence",
-            "staged-pinned-fence",   "staged-patch-fence"};
+            "staged-patch-async",    "staged-write-async",
+            "staged-pageable-fence", "staged-pinned-fence",
+            "staged-patch-fence",    "staged-write-fence"};
         w->st_async = w->st_sync = 0;
         for (int v = 0; v < 2 * WAYS; v++) {
-          if (ch != CHANGING && v % WAYS == 2)
+          if ((ch != CHANGING && v % WAYS >= 2) ||
+              (v % WAYS == 3 && !can_write64))
             continue;
           double mn, med = bench_median(t[4 + v], reps, &mn);
           const int as = v < WAYS;

@@ -20,9 +20,11 @@
  * global modes, queue lanes opened and closed (their memory reused),
  * kernels released and prepared again, three kc_init cycles, and functors
  * that stay, change in a span, at two places, everywhere, or at both ends
- * (so reused, patched and whole copies).  Some seeds make the driver's
- * copies, event records and event waits fail now and then: a failed call
- * must leave nothing that a later launch reads stale.
+ * (so reused, patched and whole copies, or, on the even seeds, whose driver
+ * has stream writes, spans of a word or two written by the stream).  Some
+ * seeds make the driver's copies, stream writes, event records and event
+ * waits fail now and then: a failed call must leave nothing that a later
+ * launch reads stale.
  *
  * A run that reads a wrong byte fails and prints the launch. */
 #include <config.h>
@@ -164,7 +166,7 @@ static CUresult host_free(void *p) {
 
 /* ------------------------------------------------------------ streams */
 
-enum { OP_COPY, OP_SET, OP_KERNEL };
+enum { OP_COPY, OP_SET, OP_WRITE, OP_KERNEL };
 typedef struct op {
   int kind;
   CUdeviceptr dst;
@@ -195,7 +197,7 @@ static void run_one(CUstream s) {
   op *o = &s->q[s->head++];
   s->done++;
   unsigned char *d = dev + (o->dst - DEV_BASE);
-  if (o->kind == OP_COPY) {
+  if (o->kind == OP_COPY || o->kind == OP_WRITE) {
     memcpy(d, o->own ? o->own : o->src, o->n);
   } else if (o->kind == OP_SET) {
     memset(d, 0, o->n);
@@ -271,6 +273,8 @@ static CUresult stream_sync(CUstream s) {
 
 /* Failures, on the seeds that inject them: 1 in `fail_*` calls. */
 static unsigned fail_copy, fail_record, fail_wait;
+static long writes;       /* stream writes queued */
+static int stream_writes; /* the seed's driver has them */
 
 static int fails(unsigned one_in) { return one_in && rnd() % one_in == 0; }
 
@@ -313,6 +317,36 @@ static CUresult copy_htod(CUdeviceptr d, const void *src, size_t n,
     o.own = xmalloc(n);
     memcpy(o.own, src, n);
   }
+  push(s, o);
+  return CUDA_SUCCESS;
+}
+
+/* cuStreamWriteValue64: the value is taken when queued.  The driver takes
+ * only an aligned address; the model also refuses one outside every live
+ * allocation (a word of padding past the functor must be the slot's). */
+static CUresult write_value64(CUstream s, CUdeviceptr d, unsigned long long v,
+                              unsigned flags) {
+  progress();
+  if (flags != 0 || d % 8) {
+    fprintf(stderr, "cuda-staging: cuStreamWriteValue64 at %#llx, flags %u\n",
+            d, flags);
+    abort();
+  }
+  int inside = 0;
+  for (block *b = blocks; b; b = b->next)
+    inside |= b->live && d >= b->p && d + 8 <= b->p + b->n;
+  if (!inside) {
+    fprintf(stderr,
+            "cuda-staging: cuStreamWriteValue64 at %#llx, outside "
+            "every allocation\n",
+            d);
+    abort();
+  }
+  if (fails(fail_copy))
+    return CUDA_ERROR_UNKNOWN;
+  writes++;
+  op o = {OP_WRITE, d, NULL, xmalloc(8), 8, 0};
+  memcpy(o.own, &v, 8);
   push(s, o);
   return CUDA_SUCCESS;
 }
@@ -365,7 +399,7 @@ static void change(unsigned char *f, size_t n) {
   }
 }
 
-static const size_t sizes[] = {8,     100,    1600,   24000,   40000,
+static const size_t sizes[] = {8,     13,     100,    1600,    24000,
                                65536, 100000, 240000, 3000000, FMAX};
 
 static void run(long steps) {
@@ -383,6 +417,7 @@ static void run(long steps) {
   api.cuEventSynchronize = event_sync;
   api.cuMemcpyHtoDAsync = copy_htod;
   api.cuMemsetD8Async = memset_async;
+  api.cuStreamWriteValue64 = write_value64;
   static kc__cuda_state state;
   kc__cuda_state *s = &state;
   kc__cuda_module mods[2];
@@ -396,6 +431,7 @@ static void run(long steps) {
   for (int cycle = 0; cycle < 3; cycle++) { /* kc_init ... kc_finalize */
     memset(s, 0, sizeof *s);
     s->cu = &api;
+    s->stream_writes = stream_writes;
     memset(mods, 0, sizeof mods);
     for (int m = 0; m < 2; m++) {
       if (mem_alloc(&mods[m].staging, KC_CUDA_STAGING_BYTES))
@@ -475,7 +511,8 @@ static void run(long steps) {
 
 int main(int argc, char **argv) {
   /* cuda-staging [SEED [STEPS]]: one seed; without: seeds 1 to 6, the
-   * third and sixth with failing driver calls, 6000 steps a cycle. */
+   * third and sixth with failing driver calls, the even ones with stream
+   * writes, 6000 steps a cycle. */
   /* KC_TEST_SCALE (the sanitizer runs of .ci/run) shortens the runs. */
   const char *scale = getenv("KC_TEST_SCALE");
   long d = scale && *scale ? strtol(scale, NULL, 10) : 1;
@@ -490,14 +527,21 @@ int main(int argc, char **argv) {
     fail_copy = failing ? 50 : 0;
     fail_record = failing ? 100 : 0;
     fail_wait = failing ? 50 : 0;
+    stream_writes = seed % 2 == 0;
+    const long writes_before = writes;
     const long bad_before = bad, ran_before = kernels_run,
                launched_before = launches;
     run(steps);
-    printf("seed %u%s: %ld launches, %ld kernels ran, %ld read a wrong "
-           "byte\n",
+    printf("seed %u%s%s: %ld launches, %ld kernels ran, %ld stream writes, "
+           "%ld read a wrong byte\n",
            seed, failing ? " (failing driver calls)" : "",
-           launches - launched_before, kernels_run - ran_before,
-           bad - bad_before);
+           stream_writes ? " (stream writes)" : "", launches - launched_before,
+           kernels_run - ran_before, writes - writes_before, bad - bad_before);
+    if ((writes > writes_before) != stream_writes) {
+      printf("seed %u: stream writes %s, but %ld were queued\n", seed,
+             stream_writes ? "on" : "off", writes - writes_before);
+      bad++;
+    }
     if (kernels_run - ran_before != launches - launched_before) {
       printf("seed %u: %ld launches never ran\n", seed,
              (launches - launched_before) - (kernels_run - ran_before));

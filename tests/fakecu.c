@@ -310,9 +310,10 @@ static int override(const char *var, int a, int *v) {
 /* An H100's attributes, by CUdevice_attribute number. */
 static int device_attribute(int a) {
   static const int values[][2] = {
-      {1, 1024},     {5, 2147483647}, {8, 49152},    {9, 65536}, {10, 32},
-      {13, 1980000}, {16, 132},       {36, 2619000}, {37, 5120}, {39, 2048},
-      {41, 1},       {75, 9},         {76, 0},       {83, 1},    {97, 232448}};
+      {1, 1024},  {5, 2147483647}, {8, 49152},   {9, 65536},
+      {10, 32},   {13, 1980000},   {16, 132},    {36, 2619000},
+      {37, 5120}, {39, 2048},      {41, 1},      {75, 9},
+      {76, 0},    {83, 1},         {97, 232448}, {122, 1}};
   int v = 0;
   for (size_t i = 0; i < sizeof values / sizeof *values; i++)
     if (values[i][0] == a)
@@ -537,6 +538,17 @@ EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n,
   if (!in_memory(dst, n) || (n && !src))
     return INVALID_VALUE;
   memcpy((void *)(uintptr_t)dst, src, n);
+  return OK;
+}
+
+EXPORT CUresult cuStreamWriteValue64_v2(void *s, CUdeviceptr dst,
+                                        unsigned long long v, unsigned flags) {
+  INJECT();
+  if (!stream_ok(s))
+    return INVALID_HANDLE;
+  if (flags != 0 || dst % 8 || !in_memory(dst, 8))
+    return INVALID_VALUE;
+  memcpy((void *)(uintptr_t)dst, &v, 8);
   return OK;
 }
 

@@ -366,6 +366,35 @@ static int launch_out_of_memory(void *arg) {
   return verdict();
 }
 
+/* A functor of one word in constant memory is written by the stream
+ * (cuStreamWriteValue64), not copied: a failed write fails the launch,
+ * naming the call, and the next launch writes it again. */
+static int staging_write_fails(void *arg) {
+  (void)arg;
+  setenv("KC_CUDA_LAUNCH", "constant", 1);
+  setenv("FAKECU_FAIL", "cuStreamWriteValue64_v2@1=1", 1);
+  KC_REQUIRE_OK(kc_init());
+  KC_CHECK_ERR(run_for(8), KC_ELAUNCH);
+  SAID();
+  KC_CHECK_CONTAINS(kc_last_error(), "cuStreamWriteValue64");
+  KC_CHECK_OK(run_for(8));
+  KC_CHECK_OK(kc_fence());
+  return verdict();
+}
+
+/* A device without 64-bit stream writes (the attribute 0) stages by
+ * copies: the same failing write is never called. */
+static int staging_writes_off(void *arg) {
+  (void)arg;
+  setenv("KC_CUDA_LAUNCH", "constant", 1);
+  setenv("FAKECU_ATTR", "122=0", 1);
+  setenv("FAKECU_FAIL", "cuStreamWriteValue64_v2@1=1", 1);
+  KC_REQUIRE_OK(kc_init());
+  KC_CHECK_OK(run_for(8));
+  KC_CHECK_OK(kc_fence());
+  return verdict();
+}
+
 /* A context-wide fault reported by a call that is not a kernel's, before
  * any kernel ran: KC_ESTICKY, without blaming a kernel. */
 static int sticky_before_kernels(void *arg) {
@@ -525,6 +554,8 @@ int main(void) {
   CASE(negative_static_shared);
 
   CASE(launch_out_of_memory);
+  CASE(staging_write_fails);
+  CASE(staging_writes_off);
   CASE(sticky_before_kernels);
   CASE(sticky_after_kernel);
   CASE(queue_destroy_fault);

@@ -59,7 +59,8 @@ enum {
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
   CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 83,
-  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+  CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS = 122
 };
 
 /* CUfunction_attribute */
@@ -86,6 +87,7 @@ enum { CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9 };
 #define CU_MEM_ATTACH_GLOBAL 0x1
 #define CU_STREAM_NON_BLOCKING 0x1
 #define CU_EVENT_DISABLE_TIMING 0x2
+#define CU_STREAM_WRITE_VALUE_DEFAULT 0x0
 
 /* The driver's entry points the plugin uses, resolved once per process. */
 typedef struct kc__cu_api {
@@ -125,6 +127,10 @@ typedef struct kc__cu_api {
   CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+  /* A 64-bit write queued on a stream (the version 2 entry point, CUDA >=
+   * 11.7); NULL if the driver lacks it. */
+  CUresult (*cuStreamWriteValue64)(CUstream, CUdeviceptr, unsigned long long,
+                                   unsigned);
   CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
                                  void **);
   CUresult (*cuModuleUnload)(CUmodule);

@@ -302,6 +302,14 @@ static int device_properties(kc__cuda_state *s) {
   d->memory_clock_khz = p.memory_clock;
   d->memory_bus_width = p.bus_width;
   s->max_threads_per_sm = p.threads_per_sm;
+  /* Optional: a driver without the call or the attribute stages by copies
+   * only. */
+  int w = 0;
+  s->stream_writes = cu->cuStreamWriteValue64 &&
+                     cu->cuDeviceGetAttribute(
+                         &w, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
+                         s->dev) == CUDA_SUCCESS &&
+                     w == 1;
   if (!p.unified)
     return kc_backend_error(KC_ENODEV,
                             "cuda: device %d (%s) lacks unified addressing, "

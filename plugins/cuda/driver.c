@@ -70,6 +70,7 @@ static const struct {
     SYM(cuMemcpyAsync, "cuMemcpyAsync", 0),
     SYM(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", 0),
     SYM(cuMemsetD8Async, "cuMemsetD8Async", 0),
+    SYM(cuStreamWriteValue64, "cuStreamWriteValue64_v2", 1),
     SYM(cuModuleLoadDataEx, "cuModuleLoadDataEx", 0),
     SYM(cuModuleUnload, "cuModuleUnload", 0),
     SYM(cuModuleGetFunction, "cuModuleGetFunction", 0),

@@ -243,6 +243,10 @@ typedef struct kc__cuda_state {
   kc_device_info info;
   int max_threads_per_sm;
   size_t max_param; /* kernel parameter bytes the driver takes */
+  /* The stream can write 64-bit values itself (cuStreamWriteValue64 and
+   * the device's attribute): staging.c writes a functor span of a word or
+   * two that way instead of copying it. */
+  int stream_writes;
   int mode;         /* forced launch mode, MODE_AUTO if none */
   int grid_mode;    /* KC_CUDA_GRID: how a 1-D for sizes its grid (GRID_*) */
   int scan_onepass; /* KC_CUDA_SCAN: 1 (one, the default) or 0 (two) */
