@@ -346,7 +346,9 @@ static CUresult write_value64(CUstream s, CUdeviceptr d, unsigned long long v,
     return CUDA_ERROR_UNKNOWN;
   writes++;
   op o = {OP_WRITE, d, NULL, xmalloc(8), 8, 0};
-  memcpy(o.own, &v, 8);
+  /* The device stores the value little-endian, whatever the host is. */
+  for (int j = 0; j < 8; j++)
+    o.own[j] = (unsigned char)(v >> 8 * j);
   push(s, o);
   return CUDA_SUCCESS;
 }
@@ -487,9 +489,15 @@ static void run(long steps) {
       const int global =
           !(li == 0 && n <= KC_CUDA_STAGING_BYTES && rnd() % 2 == 0);
       change(f[k], n);
+      /* Staged from a buffer of exactly n bytes, so that a read past the
+       * functor (a stream write's last word, say) is an overflow the
+       * sanitizer runs report. */
+      unsigned char *exact = xmalloc(n);
+      memcpy(exact, f[k], n);
       CUdeviceptr at = 0;
-      if (kc__cuda_stage(s, &K[k], f[k], n, global, &at) == 0)
-        launch(s, at, f[k], n);
+      if (kc__cuda_stage(s, &K[k], exact, n, global, &at) == 0)
+        launch(s, at, exact, n);
+      free(exact);
     }
     for (int i = 0; i < NLANES; i++)
       if (lanes[i]) {
