@@ -424,12 +424,15 @@ static void run(long steps) {
   kc__cuda_state *s = &state;
   kc__cuda_module mods[2];
   kc__cuda_kernel *K = calloc(NKERNELS, sizeof *K);
-  unsigned char *f[NKERNELS];
+  unsigned char *f[NKERNELS], *prev[NKERNELS];
   size_t fn[NKERNELS];
   if (!K)
     exit(99);
-  for (int k = 0; k < NKERNELS; k++)
+  for (int k = 0; k < NKERNELS; k++) {
     f[k] = xmalloc(FMAX);
+    prev[k] = xmalloc(FMAX);
+    memset(prev[k], 0, FMAX);
+  }
   for (int cycle = 0; cycle < 3; cycle++) { /* kc_init ... kc_finalize */
     memset(s, 0, sizeof *s);
     s->cu = &api;
@@ -488,7 +491,15 @@ static void run(long steps) {
       /* Constant mode on the main lane only, for what fits its region. */
       const int global =
           !(li == 0 && n <= KC_CUDA_STAGING_BYTES && rnd() % 2 == 0);
-      change(f[k], n);
+      /* Now and then the functor of the launch before comes back: a
+       * device copy left half-patched by a failed call must not pass for
+       * it. */
+      if (rnd() % 20 == 0)
+        memcpy(f[k], prev[k], n);
+      else {
+        memcpy(prev[k], f[k], n);
+        change(f[k], n);
+      }
       /* Staged from a buffer of exactly n bytes, so that a read past the
        * functor (a stream write's last word, say) is an overflow the
        * sanitizer runs report. */
@@ -512,8 +523,10 @@ static void run(long steps) {
     for (int m = 0; m < 2; m++)
       mem_free(mods[m].staging);
   }
-  for (int k = 0; k < NKERNELS; k++)
+  for (int k = 0; k < NKERNELS; k++) {
     free(f[k]);
+    free(prev[k]);
+  }
   free(K);
 }
 
