@@ -21,10 +21,13 @@
  * kernels released and prepared again, three kc_init cycles, and functors
  * that stay, change in a span, at two places, everywhere, or at both ends
  * (so reused, patched and whole copies, or, on the even seeds, whose driver
- * has stream writes, spans of a word or two written by the stream).  Some
- * seeds make the driver's copies, stream writes, event records and event
- * waits fail now and then: a failed call must leave nothing that a later
- * launch reads stale.
+ * has stream writes, spans of a word or two written by the stream; seed 4's
+ * driver refuses them now and then, and the plugin must copy instead).
+ * Some seeds make the driver's copies, stream writes, event records and
+ * event waits fail now and then: a failed call must leave nothing that a
+ * later launch reads stale; now and then a functor returns to its bytes
+ * of the launch before, which a copy left half-written must not pass
+ * for.
  *
  * A run that reads a wrong byte fails and prints the launch. */
 #include <config.h>
@@ -275,6 +278,14 @@ static CUresult stream_sync(CUstream s) {
 static unsigned fail_copy, fail_record, fail_wait;
 static long writes;       /* stream writes queued */
 static int stream_writes; /* the seed's driver has them */
+/* The seed whose driver refuses the writes (CUDA_ERROR_NOT_SUPPORTED)
+ * once refuse_at have been queued: the plugin must copy that launch's
+ * bytes and every later launch's, until the model turns the writes on
+ * again (as a new device open would) and refuses them again. */
+static long refuse_at;
+static int refusing, refused;
+static long refusals;
+static unsigned fail_write;
 
 static int fails(unsigned one_in) { return one_in && rnd() % one_in == 0; }
 
@@ -342,7 +353,18 @@ static CUresult write_value64(CUstream s, CUdeviceptr d, unsigned long long v,
             d);
     abort();
   }
-  if (fails(fail_copy))
+  if (refused) {
+    fprintf(stderr, "cuda-staging: cuStreamWriteValue64 called after the "
+                    "driver refused it\n");
+    abort();
+  }
+  if (refuse_at && writes == refuse_at) {
+    refused = 1; /* the driver refuses the call from now on */
+    refuse_at = 0;
+    refusals++;
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  if (fails(fail_write))
     return CUDA_ERROR_UNKNOWN;
   writes++;
   op o = {OP_WRITE, d, NULL, xmalloc(8), 8, 0};
@@ -437,6 +459,7 @@ static void run(long steps) {
     memset(s, 0, sizeof *s);
     s->cu = &api;
     s->stream_writes = stream_writes;
+    refused = 0; /* a new kc_init asks the device again */
     memset(mods, 0, sizeof mods);
     for (int m = 0; m < 2; m++) {
       if (mem_alloc(&mods[m].staging, KC_CUDA_STAGING_BYTES))
@@ -456,6 +479,13 @@ static void run(long steps) {
     }
     for (long step = 0; step < steps; step++) {
       const unsigned r = rnd() % 1000;
+      if (refusing && refused && rnd() % 50 == 0) {
+        /* As if the device were opened again: writes on, to be refused
+         * again a few writes later (each refusal's launch must copy). */
+        s->stream_writes = 1;
+        refused = 0;
+        refuse_at = writes + 1 + rnd() % 16;
+      }
       if (r < 5) { /* a queue's lane closed, or opened */
         const int i = 1 + (int)(rnd() % (NLANES - 1));
         s->cur = lanes[i];
@@ -533,7 +563,7 @@ static void run(long steps) {
 int main(int argc, char **argv) {
   /* cuda-staging [SEED [STEPS]]: one seed; without: seeds 1 to 6, the
    * third and sixth with failing driver calls, the even ones with stream
-   * writes, 6000 steps a cycle. */
+   * writes (refused now and then on the fourth), 6000 steps a cycle. */
   /* KC_TEST_SCALE (the sanitizer runs of .ci/run) shortens the runs. */
   const char *scale = getenv("KC_TEST_SCALE");
   long d = scale && *scale ? strtol(scale, NULL, 10) : 1;
@@ -549,15 +579,24 @@ int main(int argc, char **argv) {
     fail_record = failing ? 100 : 0;
     fail_wait = failing ? 50 : 0;
     stream_writes = seed % 2 == 0;
-    const long writes_before = writes;
+    fail_write = failing ? 10 : 0;
+    const long writes_before = writes, refusals_before = refusals;
+    refusing = seed == 4;
+    refuse_at = refusing ? writes + 2000 : 0;
+    refused = 0;
     const long bad_before = bad, ran_before = kernels_run,
                launched_before = launches;
     run(steps);
-    printf("seed %u%s%s: %ld launches, %ld kernels ran, %ld stream writes, "
-           "%ld read a wrong byte\n",
+    printf("seed %u%s%s: %ld launches, %ld kernels ran, %ld stream writes "
+           "(%ld refused), %ld read a wrong byte\n",
            seed, failing ? " (failing driver calls)" : "",
            stream_writes ? " (stream writes)" : "", launches - launched_before,
-           kernels_run - ran_before, writes - writes_before, bad - bad_before);
+           kernels_run - ran_before, writes - writes_before,
+           refusals - refusals_before, bad - bad_before);
+    if (refusing && refusals == refusals_before) {
+      printf("seed %u: the driver never refused a write\n", seed);
+      bad++;
+    }
     if ((writes > writes_before) != stream_writes) {
       printf("seed %u: stream writes %s, but %ld were queued\n", seed,
              stream_writes ? "on" : "off", writes - writes_before);

@@ -548,7 +548,9 @@ EXPORT CUresult cuStreamWriteValue64_v2(void *s, CUdeviceptr dst,
     return INVALID_HANDLE;
   if (flags != 0 || dst % 8 || !in_memory(dst, 8))
     return INVALID_VALUE;
-  memcpy((void *)(uintptr_t)dst, &v, 8);
+  unsigned char *d = (unsigned char *)(uintptr_t)dst;
+  for (int j = 0; j < 8; j++) /* little-endian, as a GPU stores it */
+    d[j] = (unsigned char)(v >> 8 * j);
   return OK;
 }
 

@@ -372,12 +372,30 @@ static int launch_out_of_memory(void *arg) {
 static int staging_write_fails(void *arg) {
   (void)arg;
   setenv("KC_CUDA_LAUNCH", "constant", 1);
-  setenv("FAKECU_FAIL", "cuStreamWriteValue64_v2@1=1", 1);
+  setenv("FAKECU_FAIL", "cuStreamWriteValue64_v2@1=999", 1);
   KC_REQUIRE_OK(kc_init());
   KC_CHECK_ERR(run_for(8), KC_ELAUNCH);
   SAID();
   KC_CHECK_CONTAINS(kc_last_error(), "cuStreamWriteValue64");
   KC_CHECK_OK(run_for(8));
+  KC_CHECK_OK(kc_fence());
+  return verdict();
+}
+
+/* A driver that refuses the write itself (CUDA_ERROR_NOT_SUPPORTED at the
+ * first call, CUDA_ERROR_UNKNOWN at any later one): the launch copies
+ * instead, and so do the launches after it (a second write would fail
+ * the second launch). */
+static int staging_write_refused(void *arg) {
+  (void)arg;
+  setenv("KC_CUDA_LAUNCH", "constant", 1);
+  setenv("FAKECU_FAIL",
+         "cuStreamWriteValue64_v2@1=801,cuStreamWriteValue64_v2@2+=999", 1);
+  KC_REQUIRE_OK(kc_init());
+  for (long long v = 1; v <= 3; v++) {
+    kc_policy p = kc_range(0, 1000);
+    KC_CHECK_OK(kc_parallel_for("t-cuda-fake", k_for, &p, &v, sizeof v));
+  }
   KC_CHECK_OK(kc_fence());
   return verdict();
 }
@@ -555,6 +573,7 @@ int main(void) {
 
   CASE(launch_out_of_memory);
   CASE(staging_write_fails);
+  CASE(staging_write_refused);
   CASE(staging_writes_off);
   CASE(sticky_before_kernels);
   CASE(sticky_after_kernel);

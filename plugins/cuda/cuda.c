@@ -309,7 +309,7 @@ static int device_properties(kc__cuda_state *s) {
                      cu->cuDeviceGetAttribute(
                          &w, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
                          s->dev) == CUDA_SUCCESS &&
-                     w == 1;
+                     w != 0;
   if (!p.unified)
     return kc_backend_error(KC_ENODEV,
                             "cuda: device %d (%s) lacks unified addressing, "

@@ -341,7 +341,9 @@ int kc__cuda_team_geometry(kc__cuda_state *s, kc__cuda_entry *e,
  * epochs start over.  stage: kernel K's functor: copies it
  * into the lane's ring and queues its copy to the device, unless the
  * bytes K read at its last launch are still there (kc__cuda_staged), or
- * only the span of them that changed (a patch of that copy); *dst gets
+ * only the span of them that changed (a patch of that copy); what fits in
+ * two 8-byte words is written by the stream instead (stream_writes);
+ * *dst gets
  * the address the kernel reads it from (`global`: global memory, else the
  * module's constant region, used on the main lane only).  lane_open /
  * lane_close: a lane's stream and counter, and everything it grew.

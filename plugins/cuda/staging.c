@@ -350,10 +350,11 @@ static int copy_out(kc__cuda_state *s, kc__cuda_ring *r, size_t off,
 
 /* Spans of at most this many 8-byte words are written by the stream
  * itself (cuStreamWriteValue64 with the values in the call), not copied:
- * no ring slot, no copy-engine transfer.  On an H100 (CUDA 13, driver
- * 580) a launch after one such write cost 1.0-1.4 us more than the bare
- * parameter launch where one after cuMemcpyHtoDAsync of the same 8 bytes
- * cost 2.2-2.5 us more; each further word costs the GPU about 0.7 us
+ * no copy-engine transfer, and a patch takes no ring slot (a whole
+ * functor still reserves one, as its global-memory slot is the ring's).  On an
+ * H100 (CUDA 13, driver 580) a launch after one such write cost 1.0-1.4 us more
+ * than the bare parameter launch where one after cuMemcpyHtoDAsync of the same
+ * 8 bytes cost 2.2-2.5 us more; each further word costs the GPU about 0.7 us
  * (every write is fenced), so a longer span is copied. */
 #define WRITE_WORDS 2
 
@@ -364,16 +365,32 @@ static int by_writes(const kc__cuda_state *s, CUdeviceptr to, size_t len) {
   return s->stream_writes && len && (to & 7) == 0 && len <= 8 * WRITE_WORDS;
 }
 
+/* write_words' answer when the driver refused the call itself: the
+ * caller copies instead. */
+#define WRITES_REFUSED 1
+
 /* Queues stream writes of the n bytes at src to `to` (by_writes), the last
- * word's bytes past n as zeros.  A failure leaves the device bytes partly
- * written: the caller has forgotten the staged copy already. */
+ * word's bytes past n as zeros; each word is built in the device's byte
+ * order (little-endian), whatever the host's.  0, a KC_E code, or
+ * WRITES_REFUSED: the driver answered CUDA_ERROR_NOT_SUPPORTED or
+ * CUDA_ERROR_INVALID_VALUE (for an address kc checked), so stream writes
+ * are off for the device from then on.  A failure leaves the device bytes
+ * partly written: the caller has forgotten the staged copy already. */
 static int write_words(kc__cuda_state *s, CUdeviceptr to,
                        const unsigned char *src, size_t n) {
   for (size_t i = 0; i < n; i += 8) {
     unsigned long long w = 0;
-    memcpy(&w, src + i, n - i < 8 ? n - i : 8);
+    for (size_t j = 0; j < 8 && i + j < n; j++)
+      w |= (unsigned long long)src[i + j] << 8 * j;
     CUresult e = s->cu->cuStreamWriteValue64(s->cur->stream, to + i, w,
                                              CU_STREAM_WRITE_VALUE_DEFAULT);
+    if (e == CUDA_ERROR_NOT_SUPPORTED || e == CUDA_ERROR_INVALID_VALUE) {
+      s->stream_writes = 0;
+      kc_backend_verbose("cuda: device %d: cuStreamWriteValue64 refused "
+                         "(CUresult %d): functors are copied from now on",
+                         s->ordinal, (int)e);
+      return WRITES_REFUSED;
+    }
     if (e != CUDA_SUCCESS)
       return kc__cuda_fail(s, e, KC_ELAUNCH,
                            "staging a functor (cuStreamWriteValue64)");
@@ -424,13 +441,13 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
     /* As whole words if few: from the word holding lo to the one holding
      * hi - 1 (the bytes around the span are the device's already). */
     const size_t wlo = lo & ~(size_t)7, whi = KC__ALIGN_UP(hi, 8);
-    if (by_writes(s, st->dev + wlo, whi - wlo)) {
-      if ((rc = write_words(s, st->dev + wlo, bytes + wlo,
-                            (whi < n ? whi : n) - wlo)) != 0)
-        return rc;
-    } else if ((rc = ring_reserve(s, r, hi - lo, &off)) != 0 ||
-               (rc = copy_out(s, r, off, bytes + lo, hi - lo, st->dev + lo)) !=
-                   0)
+    rc = by_writes(s, st->dev + wlo, whi - wlo)
+             ? write_words(s, st->dev + wlo, bytes + wlo,
+                           (whi < n ? whi : n) - wlo)
+             : WRITES_REFUSED;
+    if (rc == WRITES_REFUSED && (rc = ring_reserve(s, r, hi - lo, &off)) == 0)
+      rc = copy_out(s, r, off, bytes + lo, hi - lo, st->dev + lo);
+    if (rc)
       return rc;
     memcpy(st->shadow + lo, bytes + lo, hi - lo);
     st->lane = s->cur;
@@ -443,9 +460,11 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
     return rc;
   unsigned long long cpos = 0;
   CUdeviceptr to = global ? r->dev + off : constant_slot(K->mod, n, &cpos);
-  if ((rc = by_writes(s, to, KC__ALIGN_UP(n, 8))
-                ? write_words(s, to, bytes, n)
-                : copy_out(s, r, off, bytes, n, to)) != 0)
+  rc = by_writes(s, to, KC__ALIGN_UP(n, 8)) ? write_words(s, to, bytes, n)
+                                            : WRITES_REFUSED;
+  if (rc == WRITES_REFUSED)
+    rc = copy_out(s, r, off, bytes, n, to);
+  if (rc)
     return rc;
   /* Remember where they went (a slot past half the ring, r->big, spans
    * both halves), and, unless the compares are being skipped, what. */
