@@ -9,7 +9,8 @@
 #    are compile errors that name the problem; the same launch with every
 #    argument compiles; an argument given twice is a warning;
 #  - KC_CHECK_EXIT: a failed kc call (kc_free, kc_event_create) and a
-#    failed kc_run_for print FILE:LINE, the call and the error, and exit
+#    failed kc_run_for print FILE:LINE, the call as written (NULL, not its
+#    expansion) and the error, and exit
 #    1, while the codes >= 0 of the other wrapped calls come back
 #    unchanged (kc_event_query's 1); without it, kc_check()
 #    does the same and the plain call returns its code.
@@ -218,8 +219,8 @@ exits_1() {
 exits_1 launch 'kc_run_for(fill' \
   'kc_run_for(fill, ...) failed: KC_ERANGE (.*): ' 'a failed kc_run_for exits 1'
 exits_1 event 'kc_event_create(NULL)' \
-  'kc_event_create(.*) failed: KC_EINVAL (.*): .*out is NULL' \
-  'the event and describe calls are checked (a failed kc_event_create exits 1)'
+  'kc_event_create(NULL) failed: KC_EINVAL (.*): .*out is NULL' \
+  'the event and describe calls are checked (a failed kc_event_create exits 1, naming the call as written)'
 
 test $fails -eq 0 || exit 1
 exit 0

@@ -844,61 +844,88 @@ static inline int kc__check(int kc__rc, const char *kc__call,
 #define kc_check(call) kc__check((call), #call, __FILE__, __LINE__)
 
 #if defined(KC_CHECK_EXIT)
-#define KC__CHECKED(fn, ...)                                                   \
-  kc__check(fn(__VA_ARGS__), #fn "(" #__VA_ARGS__ ")", __FILE__, __LINE__)
+/* The arguments arrive stringified by each wrapper (as written: an argument
+ * passed on to another macro would be macro-expanded first, so NULL would
+ * print as ((void *)0)). */
+#define KC__CHECKED(fn, args, ...)                                             \
+  kc__check(fn(__VA_ARGS__), #fn "(" args ")", __FILE__, __LINE__)
 #define kc_init() kc__check(kc_init(), "kc_init()", __FILE__, __LINE__)
 #define kc_finalize()                                                          \
   kc__check(kc_finalize(), "kc_finalize()", __FILE__, __LINE__)
 #define kc_fence() kc__check(kc_fence(), "kc_fence()", __FILE__, __LINE__)
-#define kc_get_info(...) KC__CHECKED(kc_get_info, __VA_ARGS__)
-#define kc_malloc(...) KC__CHECKED(kc_malloc, __VA_ARGS__)
-#define kc_free(...) KC__CHECKED(kc_free, __VA_ARGS__)
-#define kc_retain(...) KC__CHECKED(kc_retain, __VA_ARGS__)
-#define kc_pointer_info(...) KC__CHECKED(kc_pointer_info, __VA_ARGS__)
-#define kc_memcpy(...) KC__CHECKED(kc_memcpy, __VA_ARGS__)
-#define kc_memcpy_async(...) KC__CHECKED(kc_memcpy_async, __VA_ARGS__)
-#define kc_memset(...) KC__CHECKED(kc_memset, __VA_ARGS__)
-#define kc_malloc_on(...) KC__CHECKED(kc_malloc_on, __VA_ARGS__)
-#define kc_pointer_device(...) KC__CHECKED(kc_pointer_device, __VA_ARGS__)
-#define kc_queue_create(...) KC__CHECKED(kc_queue_create, __VA_ARGS__)
-#define kc_queue_destroy(...) KC__CHECKED(kc_queue_destroy, __VA_ARGS__)
-#define kc_queue_fence(...) KC__CHECKED(kc_queue_fence, __VA_ARGS__)
-#define kc_memcpy_on(...) KC__CHECKED(kc_memcpy_on, __VA_ARGS__)
-#define kc_memset_on(...) KC__CHECKED(kc_memset_on, __VA_ARGS__)
-#define kc_event_record(...) KC__CHECKED(kc_event_record, __VA_ARGS__)
-#define kc_event_wait(...) KC__CHECKED(kc_event_wait, __VA_ARGS__)
-#define kc_event_synchronize(...) KC__CHECKED(kc_event_synchronize, __VA_ARGS__)
-#define kc_event_create(...) KC__CHECKED(kc_event_create, __VA_ARGS__)
-#define kc_event_destroy(...) KC__CHECKED(kc_event_destroy, __VA_ARGS__)
-#define kc_event_query(...) KC__CHECKED(kc_event_query, __VA_ARGS__)
-#define kc_event_elapsed(...) KC__CHECKED(kc_event_elapsed, __VA_ARGS__)
-#define kc_queue_device(...) KC__CHECKED(kc_queue_device, __VA_ARGS__)
-#define kc_kernel_describe(...) KC__CHECKED(kc_kernel_describe, __VA_ARGS__)
-#define kc_mirror_create(...) KC__CHECKED(kc_mirror_create, __VA_ARGS__)
-#define kc_mirror_destroy(...) KC__CHECKED(kc_mirror_destroy, __VA_ARGS__)
+#define kc_get_info(...) KC__CHECKED(kc_get_info, #__VA_ARGS__, __VA_ARGS__)
+#define kc_malloc(...) KC__CHECKED(kc_malloc, #__VA_ARGS__, __VA_ARGS__)
+#define kc_free(...) KC__CHECKED(kc_free, #__VA_ARGS__, __VA_ARGS__)
+#define kc_retain(...) KC__CHECKED(kc_retain, #__VA_ARGS__, __VA_ARGS__)
+#define kc_pointer_info(...)                                                   \
+  KC__CHECKED(kc_pointer_info, #__VA_ARGS__, __VA_ARGS__)
+#define kc_memcpy(...) KC__CHECKED(kc_memcpy, #__VA_ARGS__, __VA_ARGS__)
+#define kc_memcpy_async(...)                                                   \
+  KC__CHECKED(kc_memcpy_async, #__VA_ARGS__, __VA_ARGS__)
+#define kc_memset(...) KC__CHECKED(kc_memset, #__VA_ARGS__, __VA_ARGS__)
+#define kc_malloc_on(...) KC__CHECKED(kc_malloc_on, #__VA_ARGS__, __VA_ARGS__)
+#define kc_pointer_device(...)                                                 \
+  KC__CHECKED(kc_pointer_device, #__VA_ARGS__, __VA_ARGS__)
+#define kc_queue_create(...)                                                   \
+  KC__CHECKED(kc_queue_create, #__VA_ARGS__, __VA_ARGS__)
+#define kc_queue_destroy(...)                                                  \
+  KC__CHECKED(kc_queue_destroy, #__VA_ARGS__, __VA_ARGS__)
+#define kc_queue_fence(...)                                                    \
+  KC__CHECKED(kc_queue_fence, #__VA_ARGS__, __VA_ARGS__)
+#define kc_memcpy_on(...) KC__CHECKED(kc_memcpy_on, #__VA_ARGS__, __VA_ARGS__)
+#define kc_memset_on(...) KC__CHECKED(kc_memset_on, #__VA_ARGS__, __VA_ARGS__)
+#define kc_event_record(...)                                                   \
+  KC__CHECKED(kc_event_record, #__VA_ARGS__, __VA_ARGS__)
+#define kc_event_wait(...) KC__CHECKED(kc_event_wait, #__VA_ARGS__, __VA_ARGS__)
+#define kc_event_synchronize(...)                                              \
+  KC__CHECKED(kc_event_synchronize, #__VA_ARGS__, __VA_ARGS__)
+#define kc_event_create(...)                                                   \
+  KC__CHECKED(kc_event_create, #__VA_ARGS__, __VA_ARGS__)
+#define kc_event_destroy(...)                                                  \
+  KC__CHECKED(kc_event_destroy, #__VA_ARGS__, __VA_ARGS__)
+#define kc_event_query(...)                                                    \
+  KC__CHECKED(kc_event_query, #__VA_ARGS__, __VA_ARGS__)
+#define kc_event_elapsed(...)                                                  \
+  KC__CHECKED(kc_event_elapsed, #__VA_ARGS__, __VA_ARGS__)
+#define kc_queue_device(...)                                                   \
+  KC__CHECKED(kc_queue_device, #__VA_ARGS__, __VA_ARGS__)
+#define kc_kernel_describe(...)                                                \
+  KC__CHECKED(kc_kernel_describe, #__VA_ARGS__, __VA_ARGS__)
+#define kc_mirror_create(...)                                                  \
+  KC__CHECKED(kc_mirror_create, #__VA_ARGS__, __VA_ARGS__)
+#define kc_mirror_destroy(...)                                                 \
+  KC__CHECKED(kc_mirror_destroy, #__VA_ARGS__, __VA_ARGS__)
 #define kc_mirror_modify_host(...)                                             \
-  KC__CHECKED(kc_mirror_modify_host, __VA_ARGS__)
+  KC__CHECKED(kc_mirror_modify_host, #__VA_ARGS__, __VA_ARGS__)
 #define kc_mirror_modify_target(...)                                           \
-  KC__CHECKED(kc_mirror_modify_target, __VA_ARGS__)
-#define kc_mirror_sync_host(...) KC__CHECKED(kc_mirror_sync_host, __VA_ARGS__)
+  KC__CHECKED(kc_mirror_modify_target, #__VA_ARGS__, __VA_ARGS__)
+#define kc_mirror_sync_host(...)                                               \
+  KC__CHECKED(kc_mirror_sync_host, #__VA_ARGS__, __VA_ARGS__)
 #define kc_mirror_sync_target(...)                                             \
-  KC__CHECKED(kc_mirror_sync_target, __VA_ARGS__)
+  KC__CHECKED(kc_mirror_sync_target, #__VA_ARGS__, __VA_ARGS__)
 #define kc_mirror_clear_sync_state(...)                                        \
-  KC__CHECKED(kc_mirror_clear_sync_state, __VA_ARGS__)
+  KC__CHECKED(kc_mirror_clear_sync_state, #__VA_ARGS__, __VA_ARGS__)
 #define kc_policy_set_scratch(...)                                             \
-  KC__CHECKED(kc_policy_set_scratch, __VA_ARGS__)
+  KC__CHECKED(kc_policy_set_scratch, #__VA_ARGS__, __VA_ARGS__)
 #define kc_policy_set_iterate(...)                                             \
-  KC__CHECKED(kc_policy_set_iterate, __VA_ARGS__)
-#define kc_kernel_get(...) KC__CHECKED(kc_kernel_get, __VA_ARGS__)
-#define kc_parallel_for(...) KC__CHECKED(kc_parallel_for, __VA_ARGS__)
-#define kc_parallel_reduce(...) KC__CHECKED(kc_parallel_reduce, __VA_ARGS__)
-#define kc_parallel_scan(...) KC__CHECKED(kc_parallel_scan, __VA_ARGS__)
-#define kc_parallel_call(...) KC__CHECKED(kc_parallel_call, __VA_ARGS__)
-#define kc_region_push(...) KC__CHECKED(kc_region_push, __VA_ARGS__)
+  KC__CHECKED(kc_policy_set_iterate, #__VA_ARGS__, __VA_ARGS__)
+#define kc_kernel_get(...) KC__CHECKED(kc_kernel_get, #__VA_ARGS__, __VA_ARGS__)
+#define kc_parallel_for(...)                                                   \
+  KC__CHECKED(kc_parallel_for, #__VA_ARGS__, __VA_ARGS__)
+#define kc_parallel_reduce(...)                                                \
+  KC__CHECKED(kc_parallel_reduce, #__VA_ARGS__, __VA_ARGS__)
+#define kc_parallel_scan(...)                                                  \
+  KC__CHECKED(kc_parallel_scan, #__VA_ARGS__, __VA_ARGS__)
+#define kc_parallel_call(...)                                                  \
+  KC__CHECKED(kc_parallel_call, #__VA_ARGS__, __VA_ARGS__)
+#define kc_region_push(...)                                                    \
+  KC__CHECKED(kc_region_push, #__VA_ARGS__, __VA_ARGS__)
 #define kc_region_pop()                                                        \
   kc__check(kc_region_pop(), "kc_region_pop()", __FILE__, __LINE__)
-#define kc_declare_metadata(...) KC__CHECKED(kc_declare_metadata, __VA_ARGS__)
-#define kc_profile_event(...) KC__CHECKED(kc_profile_event, __VA_ARGS__)
+#define kc_declare_metadata(...)                                               \
+  KC__CHECKED(kc_declare_metadata, #__VA_ARGS__, __VA_ARGS__)
+#define kc_profile_event(...)                                                  \
+  KC__CHECKED(kc_profile_event, #__VA_ARGS__, __VA_ARGS__)
 #endif
 
 #ifdef __cplusplus
