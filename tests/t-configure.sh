@@ -226,6 +226,11 @@ if accepted "--with-nvcc=$tmp/bin/other-nvcc" KC_PTX_ARCH=sm_90a; then
 fi
 refused_late "KC_PTX_ARCH=compute_70: $tmp/bin/other-nvcc does not support it (it lists compute_75 compute_90)" \
   "--with-nvcc=$tmp/bin/other-nvcc" KC_PTX_ARCH=compute_70
+# Shared libraries off, by --disable-shared or by libtool's
+# --enable-shared=LIST without kc in it (the message named only the first).
+shared_off="shared libraries are off (--disable-shared, or --enable-shared=LIST without kc in it): kc's backends are plugins that need the shared libkc (a static libkc.a may be built beside it with --enable-static)"
+refused_late "$shared_off" --disable-shared
+refused_late "$shared_off" --enable-shared=foo
 refused '--with-nvcc=: use yes, no, auto or the compiler (--with-nvcc=/usr/local/cuda/bin/nvcc)' \
   --with-nvcc=
 refused '--without-nvcc contradicts KC_NVCC=/opt/nvcc: give one of them' \
