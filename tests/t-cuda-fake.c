@@ -406,7 +406,7 @@ static int staging_writes_off(void *arg) {
   (void)arg;
   setenv("KC_CUDA_LAUNCH", "constant", 1);
   setenv("FAKECU_ATTR", "122=0", 1);
-  setenv("FAKECU_FAIL", "cuStreamWriteValue64_v2@1=1", 1);
+  setenv("FAKECU_FAIL", "cuStreamWriteValue64_v2@0=999", 1);
   KC_REQUIRE_OK(kc_init());
   KC_CHECK_OK(run_for(8));
   KC_CHECK_OK(kc_fence());
