@@ -582,7 +582,7 @@ int main(int argc, char **argv) {
     fail_write = failing ? 10 : 0;
     const long writes_before = writes, refusals_before = refusals;
     refusing = seed == 4;
-    refuse_at = refusing ? writes + 2000 : 0;
+    refuse_at = refusing ? writes + 200 : 0;
     refused = 0;
     const long bad_before = bad, ran_before = kernels_run,
                launched_before = launches;
