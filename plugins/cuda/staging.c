@@ -358,26 +358,24 @@ static int copy_out(kc__cuda_state *s, kc__cuda_ring *r, size_t off,
  * (every write is fenced), so a longer span is copied. */
 #define WRITE_WORDS 2
 
-/* Do the bytes [to, to + len) go as stream writes?  (to 8-byte aligned;
- * len counts the last word's bytes past the functor, which are the
- * slot's padding.) */
-static int by_writes(const kc__cuda_state *s, CUdeviceptr to, size_t len) {
-  return s->stream_writes && len && (to & 7) == 0 && len <= 8 * WRITE_WORDS;
-}
+/* write_words' answer when it wrote nothing and the caller copies: the
+ * bytes are not for stream writes, or the driver refused the call. */
+#define NOT_WRITTEN 1
 
-/* write_words' answer when the driver refused the call itself: the
- * caller copies instead. */
-#define WRITES_REFUSED 1
-
-/* Queues stream writes of the n bytes at src to `to` (by_writes), the last
- * word's bytes past n as zeros; each word is built in the device's byte
- * order (little-endian), whatever the host's.  0, a KC_E code, or
- * WRITES_REFUSED: the driver answered CUDA_ERROR_NOT_SUPPORTED or
- * CUDA_ERROR_INVALID_VALUE (for an address kc checked), so stream writes
- * are off for the device from then on.  A failure leaves the device bytes
- * partly written: the caller has forgotten the staged copy already. */
+/* Queues stream writes of the n bytes at src to `to`, the last word's
+ * bytes past n as zeros (the slot's padding); each word is built in the
+ * device's byte order (little-endian), whatever the host's.  Returns 0, a
+ * KC_E code, or NOT_WRITTEN: the device has no stream writes, `to` is not
+ * 8-byte aligned, the bytes take more than WRITE_WORDS words, or the
+ * driver answered CUDA_ERROR_NOT_SUPPORTED or CUDA_ERROR_INVALID_VALUE
+ * (for an address kc checked), after which stream writes are off for the
+ * device.  A failure leaves the device bytes partly written: the caller
+ * has forgotten the staged copy already. */
 static int write_words(kc__cuda_state *s, CUdeviceptr to,
                        const unsigned char *src, size_t n) {
+  if (!s->stream_writes || !n || (to & 7) ||
+      KC__ALIGN_UP(n, 8) > 8 * WRITE_WORDS)
+    return NOT_WRITTEN;
   for (size_t i = 0; i < n; i += 8) {
     unsigned long long w = 0;
     for (size_t j = 0; j < 8 && i + j < n; j++)
@@ -389,7 +387,7 @@ static int write_words(kc__cuda_state *s, CUdeviceptr to,
       kc_backend_verbose("cuda: device %d: cuStreamWriteValue64 refused "
                          "(CUresult %d): functors are copied from now on",
                          s->ordinal, (int)e);
-      return WRITES_REFUSED;
+      return NOT_WRITTEN;
     }
     if (e != CUDA_SUCCESS)
       return kc__cuda_fail(s, e, KC_ELAUNCH,
@@ -441,11 +439,8 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
     /* As whole words if few: from the word holding lo to the one holding
      * hi - 1 (the bytes around the span are the device's already). */
     const size_t wlo = lo & ~(size_t)7, whi = KC__ALIGN_UP(hi, 8);
-    rc = by_writes(s, st->dev + wlo, whi - wlo)
-             ? write_words(s, st->dev + wlo, bytes + wlo,
-                           (whi < n ? whi : n) - wlo)
-             : WRITES_REFUSED;
-    if (rc == WRITES_REFUSED && (rc = ring_reserve(s, r, hi - lo, &off)) == 0)
+    rc = write_words(s, st->dev + wlo, bytes + wlo, (whi < n ? whi : n) - wlo);
+    if (rc == NOT_WRITTEN && (rc = ring_reserve(s, r, hi - lo, &off)) == 0)
       rc = copy_out(s, r, off, bytes + lo, hi - lo, st->dev + lo);
     if (rc)
       return rc;
@@ -460,9 +455,8 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
     return rc;
   unsigned long long cpos = 0;
   CUdeviceptr to = global ? r->dev + off : constant_slot(K->mod, n, &cpos);
-  rc = by_writes(s, to, KC__ALIGN_UP(n, 8)) ? write_words(s, to, bytes, n)
-                                            : WRITES_REFUSED;
-  if (rc == WRITES_REFUSED)
+  rc = write_words(s, to, bytes, n);
+  if (rc == NOT_WRITTEN)
     rc = copy_out(s, r, off, bytes, n, to);
   if (rc)
     return rc;

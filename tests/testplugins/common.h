@@ -5,6 +5,9 @@
 #ifndef KC_TESTPLUGIN_COMMON_H
 #define KC_TESTPLUGIN_COMMON_H
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <kc/backend.h>
 
 /* Each test plugin starts from TP_OPS (a working plugin) and overrides one
@@ -52,5 +55,33 @@ static int tp_launch(void *state, const kc_launch *l) {
   .description = "kc test plugin " nm, .state_size = 64,                       \
   .kernel_state_size = 0, .probe = tp_probe_one, .init = tp_init,              \
   .finalize = tp_finalize, .info = tp_info, .launch = tp_launch
+
+/* Memory slots over plain host memory, for the test plugins that fill
+ * them (static inline: the others leave them unused). */
+static inline int tp_mem_free(void *state, kc_space space, void *p) {
+  (void)state;
+  (void)space;
+  free(p);
+  return 0;
+}
+
+static inline int tp_mem_copy(void *state, void *dst, kc_space dst_space,
+                              const void *src, kc_space src_space, size_t bytes,
+                              int async) {
+  (void)state;
+  (void)dst_space;
+  (void)src_space;
+  (void)async;
+  memmove(dst, src, bytes);
+  return 0;
+}
+
+static inline int tp_mem_set(void *state, void *p, kc_space space, int value,
+                             size_t bytes) {
+  (void)state;
+  (void)space;
+  memset(p, value, bytes);
+  return 0;
+}
 
 #endif

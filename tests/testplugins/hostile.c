@@ -136,26 +136,8 @@ static int hp_free(void *state, kc_space space, void *p) {
   return 0;
 }
 
-static int hp_copy(void *state, void *dst, kc_space ds, const void *src,
-                   kc_space ss, size_t bytes, int async) {
-  (void)state;
-  (void)ds;
-  (void)ss;
-  (void)async;
-  memmove(dst, src, bytes);
-  return 0;
-}
-
-static int hp_set(void *state, void *p, kc_space space, int value,
-                  size_t bytes) {
-  (void)state;
-  (void)space;
-  memset(p, value, bytes);
-  return 0;
-}
-
 KC_API const kc_backend_ops kc_backend_hostile = {
-    TP_OPS("hostile"),   .probe = hp_probe,   .init = hp_init,
-    .info = hp_info,     .launch = hp_launch, .mem_alloc = hp_alloc,
-    .mem_free = hp_free, .mem_copy = hp_copy, .mem_set = hp_set};
+    TP_OPS("hostile"),   .probe = hp_probe,       .init = hp_init,
+    .info = hp_info,     .launch = hp_launch,     .mem_alloc = hp_alloc,
+    .mem_free = hp_free, .mem_copy = tp_mem_copy, .mem_set = tp_mem_set};
 #endif

@@ -63,34 +63,9 @@ static int md_alloc(void *state, kc_space space, size_t bytes, void **out) {
                      out);
 }
 
-static int md_free(void *state, kc_space space, void *p) {
-  (void)state;
-  (void)space;
-  free(p);
-  return 0;
-}
-
-static int md_copy(void *state, void *dst, kc_space dst_space, const void *src,
-                   kc_space src_space, size_t bytes, int async) {
-  (void)state;
-  (void)dst_space;
-  (void)src_space;
-  (void)async;
-  memmove(dst, src, bytes);
-  return 0;
-}
-
-static int md_set(void *state, void *p, kc_space space, int value,
-                  size_t bytes) {
-  (void)state;
-  (void)space;
-  memset(p, value, bytes);
-  return 0;
-}
-
 KC_API const kc_backend_ops kc_backend_multidev = {
     TP_OPS("multidev"),         .probe = multidev_probe,
     .init = multidev_init,      .info = multidev_info,
-    .mem_alloc = md_alloc,      .mem_free = md_free,
-    .mem_copy = md_copy,        .mem_set = md_set,
+    .mem_alloc = md_alloc,      .mem_free = tp_mem_free,
+    .mem_copy = tp_mem_copy,    .mem_set = tp_mem_set,
     .mem_alloc_on = md_alloc_on};

@@ -136,31 +136,6 @@ static int mem_alloc(void *state, kc_space space, size_t bytes, void **out) {
   return *out ? 0 : kc_backend_error(KC_ENOMEM, "slots: out of memory");
 }
 
-static int mem_free(void *state, kc_space space, void *p) {
-  (void)state;
-  (void)space;
-  free(p);
-  return 0;
-}
-
-static int mem_copy(void *state, void *dst, kc_space dst_space, const void *src,
-                    kc_space src_space, size_t bytes, int async) {
-  (void)state;
-  (void)dst_space;
-  (void)src_space;
-  (void)async;
-  memmove(dst, src, bytes);
-  return 0;
-}
-
-static int mem_set(void *state, void *p, kc_space space, int value,
-                   size_t bytes) {
-  (void)state;
-  (void)space;
-  memset(p, value, bytes);
-  return 0;
-}
-
 static int queue_create(void *state, int device, void **queue) {
   (void)state;
   (void)device;
@@ -230,13 +205,13 @@ static int event_elapsed(void *state, void *start, void *end, double *ms) {
 static int mem_copy_on(void *state, void *queue, void *dst, kc_space dst_space,
                        const void *src, kc_space src_space, size_t bytes) {
   use("mem_copy_on", queue, 1);
-  return mem_copy(state, dst, dst_space, src, src_space, bytes, 1);
+  return tp_mem_copy(state, dst, dst_space, src, src_space, bytes, 1);
 }
 
 static int mem_set_on(void *state, void *queue, void *p, kc_space space,
                       int value, size_t bytes) {
   use("mem_set_on", queue, 1);
-  return mem_set(state, p, space, value, bytes);
+  return tp_mem_set(state, p, space, value, bytes);
 }
 
 KC_API const kc_backend_ops kc_backend_slots = {
@@ -246,9 +221,9 @@ KC_API const kc_backend_ops kc_backend_slots = {
     .finalize = slots_finalize,
     .launch = slots_launch,
     .mem_alloc = mem_alloc,
-    .mem_free = mem_free,
-    .mem_copy = mem_copy,
-    .mem_set = mem_set,
+    .mem_free = tp_mem_free,
+    .mem_copy = tp_mem_copy,
+    .mem_set = tp_mem_set,
     .queue_create = queue_create,
     .queue_destroy = queue_destroy,
     .queue_fence = queue_fence,
