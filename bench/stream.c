@@ -220,10 +220,11 @@ static void omp_setup(side *s, int threads) {
 
 static bench_cuda cu;
 static CUfunction cuf[K_COUNT];
-/* The grid-stride layout of each kernel (NULL for Dot, which has only
- * that one), its grid (the resident blocks), and how many runs each
- * kernel had: runs alternate between the two layouts, so the best time of
- * a kernel is the better layout's. */
+/* The grid-stride layout of each kernel (for Dot: DOT_WAVES times the
+ * resident blocks, where its first layout is BabelStream's 4 blocks per
+ * SM), its grid (the resident blocks), and how many runs each kernel had:
+ * runs alternate between the two layouts, so the best time of a kernel is
+ * the better layout's. */
 static CUfunction cuf_gs[K_COUNT];
 static unsigned cu_gs_grid;
 static unsigned cu_runs[K_COUNT];
@@ -233,6 +234,11 @@ static double cu_best[K_COUNT][2];
 static CUdeviceptr cu_partial;
 static unsigned cu_dot_blocks;
 static double *cu_partial_host;
+/* Dot's second layout (bench_stream_dot_gs_*): DOT_WAVES times the
+ * resident blocks, the partials added on the device (a ticket, zero
+ * between launches, and the sum). */
+#define DOT_WAVES 16
+static CUdeviceptr cu_ticket, cu_sum;
 
 static double cuda_run(side *s, int k) {
   CUdeviceptr a = (CUdeviceptr)(uintptr_t)s->a,
@@ -282,16 +288,22 @@ static double cuda_run(side *s, int k) {
   CUfunction f = cuf[k];
   const unsigned run = cu_runs[k]++;
   const int gs = cuf_gs[k] && run % 2 == 1;
+  void *dot_args[] = {&a, &b, &cu_partial, &cu_ticket, &cu_sum, &n};
   if (gs) {
     f = cuf_gs[k];
     grid = cu_gs_grid;
+    if (k == K_DOT)
+      grid = cu_gs_grid * DOT_WAVES;
   }
   /* kc's plugin may have switched the thread's context; not timed. */
   BENCH_CU(&cu, cu.cuCtxSetCurrent(cu.ctx));
   double t0 = bench_now();
-  BENCH_CU(&cu,
-           cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL, args, NULL));
-  if (k == K_DOT) {
+  BENCH_CU(&cu, cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL,
+                                  gs && k == K_DOT ? dot_args : args, NULL));
+  if (k == K_DOT && gs) {
+    /* Only the sum comes back. */
+    BENCH_CU(&cu, cu.cuMemcpyDtoH(&s->dot, cu_sum, sizeof s->dot));
+  } else if (k == K_DOT) {
     /* As BabelStream: the partial sums come back and the host adds them. */
     BENCH_CU(&cu, cu.cuMemcpyDtoH(cu_partial_host, cu_partial,
                                   cu_dot_blocks * sizeof(double)));
@@ -322,10 +334,8 @@ static void cuda_setup(side *s, int device) {
     char name[64];
     snprintf(name, sizeof name, "bench_stream_%s_%s", kid[k], sfx);
     cuf[k] = bench_cuda_function(&cu, name);
-    if (k != K_DOT) {
-      snprintf(name, sizeof name, "bench_stream_%s_gs_%s", kid[k], sfx);
-      cuf_gs[k] = bench_cuda_function(&cu, name);
-    }
+    snprintf(name, sizeof name, "bench_stream_%s_gs_%s", kid[k], sfx);
+    cuf_gs[k] = bench_cuda_function(&cu, name);
   }
   int per_sm = 0;
   BENCH_CU(&cu, cu.cuDeviceGetAttribute(
@@ -338,16 +348,24 @@ static void cuda_setup(side *s, int device) {
   snprintf(name, sizeof name, "bench_stream_init_%s", sfx);
   CUfunction init = bench_cuda_function(&cu, name);
   cu_dot_blocks = (unsigned)cu.sms * 4;
-  BENCH_CU(&cu, cu.cuMemAlloc(&cu_partial, cu_dot_blocks * sizeof(double)));
+  const unsigned partials = cu_gs_grid * DOT_WAVES > cu_dot_blocks
+                                ? cu_gs_grid * DOT_WAVES
+                                : cu_dot_blocks;
+  BENCH_CU(&cu, cu.cuMemAlloc(&cu_partial, partials * sizeof(double)));
+  BENCH_CU(&cu, cu.cuMemAlloc(&cu_ticket, sizeof(unsigned)));
+  BENCH_CU(&cu, cu.cuMemsetD8(cu_ticket, 0, sizeof(unsigned)));
+  BENCH_CU(&cu, cu.cuMemAlloc(&cu_sum, sizeof(double)));
   cu_partial_host = malloc(cu_dot_blocks * sizeof(double));
   if (!cu_partial_host)
     bench_die(prog, "out of memory");
   snprintf(s->why, sizeof s->why,
            "hand-written CUDA kernels, raw cuLaunchKernel, %d threads/block; "
            "runs alternate between one element per thread and a grid-stride "
-           "loop over %u resident blocks with 4 loads in flight per thread, "
-           "so each best time is the better layout's",
-           o.cuda_block, cu_gs_grid);
+           "loop over %u resident blocks with 4 loads in flight per thread "
+           "(Dot: BabelStream's %u blocks, the host adding their partials, "
+           "and %u blocks adding theirs on the device), so each best time is "
+           "the better layout's",
+           o.cuda_block, cu_gs_grid, cu_dot_blocks, cu_gs_grid * DOT_WAVES);
   s->available = 1;
   s->run = cuda_run;
   /* The same device memory kc uses: kc_malloc(KC_SPACE_DEVICE) gives
@@ -694,7 +712,8 @@ int main(int argc, char **argv) {
     printf("(no baseline: %s)\n", base.why);
   if (!host && base.available) {
     printf("baseline layouts, GB/s from each one's best time (one element "
-           "per thread / grid-stride):");
+           "per thread / grid-stride; Dot: %u blocks / %u):",
+           cu_dot_blocks, cu_gs_grid * DOT_WAVES);
     for (int k = 0; k < K_COUNT; k++) {
       double bytes = (double)karrays[k] * (double)es * (double)o.elements;
       printf(" %s %.1f", kname[k], bytes / cu_best[k][0] * 1e-9);
@@ -708,6 +727,8 @@ int main(int argc, char **argv) {
   if (!host && base.available) {
     kc_free(base.a), kc_free(base.b), kc_free(base.c);
     cu.cuMemFree(cu_partial);
+    cu.cuMemFree(cu_ticket);
+    cu.cuMemFree(cu_sum);
     free(cu_partial_host);
     bench_cuda_close(&cu);
   } else if (host) {

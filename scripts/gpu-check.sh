@@ -120,7 +120,7 @@ run_check() {
   results_of "$build/check-make.log" | grep -E '^(FAIL|ERROR)' | head -n 30
 }
 step_check() {
-  run_check "make check (cuda)" TESTS="$(cuda_tests) cuda-probe t-queue-devices.sh t-for-grids.sh t-scan-passes.sh"
+  run_check "make check (cuda)" TESTS="$(cuda_tests) cuda-probe t-queue-devices.sh t-for-grids.sh t-scan-passes.sh t-reduce-waves.sh"
   # Every CUDA test's own log (what passing tests printed too).
   mkdir -p "$OUT/cuda-logs"
   cp "$build"/tests/*.cuda.log "$OUT/cuda-logs/" 2>/dev/null

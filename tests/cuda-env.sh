@@ -1,6 +1,6 @@
 # Sourced by the cuda tests that try the values of a KC_CUDA_* variable
-# (t-for-grids.sh, t-scan-passes.sh, t-queue-devices.sh); needs $top, the
-# top build directory.
+# (t-for-grids.sh, t-scan-passes.sh, t-reduce-waves.sh,
+# t-queue-devices.sh); needs $top, the top build directory.
 #
 # run_with VAR VALUE PROGRAM: runs ./PROGRAM with VAR=VALUE and exits with
 #   its status unless that is 0 (77, a SKIP, included).

@@ -7,7 +7,12 @@
  * ==.  Each case runs over several sizes, offsets and schedules, with the
  * result going to a host variable (blocking) and to a kc allocation
  * (asynchronous: read after kc_fence + kc_memcpy).  Ties of minloc/maxloc
- * resolve to the smallest index; an empty range gives the identity. */
+ * resolve to the smallest index; an empty range gives the identity.
+ *
+ * T_REDUCE_N=n adds n to the sizes of every type and join (its first
+ * schedule only), and T_REDUCE_LARGE=n sets the range of the index-only
+ * reductions (10^7 by default): t-reduce-waves.sh sets both, so that the
+ * CUDA backend launches several waves of its resident grid. */
 #include <float.h>
 
 #include <kc/kernel.h>
@@ -266,12 +271,28 @@ static int run_case(op o, vt t, kc_index b, kc_index n, const sched *s,
   return kc_test_failures() == failures;
 }
 
+/* A size from the environment, 0 if unset; exits on a bad one. */
+static kc_index env_size(const char *name) {
+  const char *v = getenv(name);
+  if (!v || !*v)
+    return 0;
+  char *end;
+  long long n = strtoll(v, &end, 10);
+  if (*end || n < 1 || n > ((kc_index)1 << 40)) {
+    fprintf(stderr, "t-reduce: %s=%s is not a size\n", name, v);
+    exit(2);
+  }
+  return (kc_index)n;
+}
+
 static void test_builtins(void) {
   /* 1000003: more indices than a GPU's resident threads (270336 on an
    * H100), so the CUDA backend launches a 1-D reduction's larger blocks
    * (plugins/cuda/launch.c, range_args) for every type and join. */
-  static const kc_index sizes[] = {0,  1,    2,    3,      7,
-                                   64, 1000, 4099, 100003, 1000003};
+  kc_index sizes[] = {0, 1, 2, 3, 7, 64, 1000, 4099, 100003, 1000003, 0};
+  const size_t nsizes =
+      sizeof sizes / sizeof sizes[0] - !env_size("T_REDUCE_N");
+  sizes[10] = env_size("T_REDUCE_N");
   static const kc_index begins[] = {0, 17, -40};
   static const sched scheds[] = {{KC_SCHEDULE_STATIC, KC_AUTO},
                                  {KC_SCHEDULE_STATIC, 7},
@@ -282,7 +303,7 @@ static void test_builtins(void) {
   for (int t = 0; t < NTYPES; t++)
     for (int o = 0; o < NOPS; o++) {
       int bad = 0;
-      for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+      for (size_t si = 0; si < nsizes; si++)
         for (size_t bi = 0; bi < sizeof begins / sizeof begins[0]; bi++)
           for (size_t sc = 0; sc < sizeof scheds / sizeof scheds[0]; sc++) {
             /* chunk 1 on the largest size only costs time */
@@ -315,7 +336,9 @@ static void test_result_in_kc_host_memory(void) {
 
 /* Large ranges (10^7, divided by KC_TEST_SCALE) from the index alone. */
 static void test_large(void) {
-  const kc_index n = kc_test_large(10 * 1000 * 1000);
+  const kc_index n = env_size("T_REDUCE_LARGE")
+                         ? env_size("T_REDUCE_LARGE")
+                         : kc_test_large(10 * 1000 * 1000);
   static const kc_index begins[] = {0, 123457, -5000000};
   static const sched scheds[] = {{KC_SCHEDULE_STATIC, KC_AUTO},
                                  {KC_SCHEDULE_DYNAMIC, 1000},

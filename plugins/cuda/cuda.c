@@ -166,6 +166,25 @@ static int parse_grid(const char *v, int *mode) {
       KC_EINVAL, "cuda: KC_CUDA_GRID=%s; use tune, wide, full or resident", v);
 }
 
+/* KC_CUDA_REDUCE_WAVES: how many times the resident grid a large 1-D
+ * reduction may launch (launch.c, reduce_waves); 1 keeps the resident
+ * grid.  A decimal from 1 to 64. */
+static int parse_waves(const char *v, unsigned *waves) {
+  *waves = KC_CUDA_REDUCE_WAVES_DEFAULT;
+  if (!v || !*v)
+    return 0;
+  unsigned w = 0;
+  const char *c = v;
+  while (*c >= '0' && *c <= '9' && w <= 64)
+    w = w * 10 + (unsigned)(*c++ - '0');
+  if (*c || w < 1 || w > 64)
+    return kc_backend_error(
+        KC_EINVAL, "cuda: KC_CUDA_REDUCE_WAVES=%s; use a number from 1 to 64",
+        v);
+  *waves = w;
+  return 0;
+}
+
 /* KC_CUDA_SCAN: one (a single pass with look-back, for modules built to
  * run it; the default) or two (the two-pass protocol for every module). */
 static int parse_scan(const char *v, int *onepass) {
@@ -381,6 +400,8 @@ static int init(void *state, const kc_backend_config *cfg) {
   if (rc == 0)
     rc = parse_grid(getenv("KC_CUDA_GRID"), &s->grid_mode);
   if (rc == 0)
+    rc = parse_waves(getenv("KC_CUDA_REDUCE_WAVES"), &s->reduce_waves);
+  if (rc == 0)
     rc = parse_scan(getenv("KC_CUDA_SCAN"), &s->scan_onepass);
   if (rc)
     return rc;
@@ -440,6 +461,7 @@ int kc__cuda_device(kc__cuda_state *top, int device, kc__cuda_state **out) {
   s->nphys = top->nphys;
   s->mode = top->mode;
   s->grid_mode = top->grid_mode;
+  s->reduce_waves = top->reduce_waves;
   s->scan_onepass = top->scan_onepass;
   s->verbose = top->verbose;
   int rc = device_open(s, device);

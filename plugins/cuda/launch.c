@@ -217,11 +217,30 @@ static int tune_grid(kc__cuda_state *s, job *j, kc_index n) {
   return 1;
 }
 
+/* How many times the resident grid a 1-D reduction with a built-in join
+ * launches: one more wave of blocks for every REDUCE_RUN indices per
+ * thread of the resident grid, up to KC_CUDA_REDUCE_WAVES
+ * (s->reduce_waves; 1, the resident grid, unless set).  Each block still
+ * strides over the whole range and leaves one partial value.  On an H100
+ * 16 waves ran bench/stream's Dot 0.3-1% faster (float 0.5-3%) but
+ * bench/reduce's sum 2-9% slower from 10^8 to 5 * 10^8 bytes, so they are
+ * not the default (doc/backends.md, "Grid size"). */
+#define REDUCE_RUN 32
+static unsigned reduce_waves(const kc__cuda_state *s, const kc__cuda_entry *e,
+                             kc_index n) {
+  const kc_index per = n / ((kc_index)e->rgrid * e->rblock);
+  kc_index w = per / REDUCE_RUN;
+  if (w > (kc_index)s->reduce_waves)
+    w = s->reduce_waves;
+  return w < 1 ? 1u : (unsigned)w;
+}
+
 /* 1-D: the range and a grid striding over it: for a for (KC_CUDA_GRID,
  * default tune) about KC_CUDA_WIDE_RUN (4) indices per thread once the
  * range outgrows the resident blocks (resident: the resident blocks at
  * most; full: a thread per index while that fits a grid); reductions and
- * scans keep the resident grid (their scratch holds one value per block).
+ * scans keep the resident grid (their scratch holds one value per block;
+ * KC_CUDA_REDUCE_WAVES may give a reduction more, reduce_waves).
  * The wide grid's blocks take contiguous chunks of at most
  * KC_CUDA_WIDE_RUN blockDim.x indices (kc_cuda_args.chunk; the drivers
  * unroll chunks of exactly that size) instead of striding over the whole
@@ -242,18 +261,22 @@ static int range_args(kc__cuda_state *s, job *j) {
   kc_index g = kc__cdiv(end - begin, j->e->block);
   const int mode = j->k->kind == KC_KERNEL_FOR ? s->grid_mode : GRID_RESIDENT;
   j->smem = j->e->smem;
-  if (j->e->rblock != j->e->block && g >= (kc_index)j->e->max_grid) {
-    /* A built-in reduction that fills the resident grid: the resident
-     * blocks of the largest size, each striding over the whole range, so
-     * an SM's accesses of a step are a few contiguous runs (two blocks of
-     * 1024 where sixteen of 128 scattered them).  bench/stream Dot,
-     * doubles, 2^28, on an H100: 0.988-0.989 of the hand-written kernel
-     * with blocks of 128, 0.994-0.996 with 1024.  A smaller range keeps
-     * the smaller blocks, which spread it over more SMs and launch sooner
-     * (a reduction of 10^4 doubles took 1 us longer on blocks of 1024). */
+  if (j->k->kind == KC_KERNEL_REDUCE && g >= (kc_index)j->e->max_grid) {
+    /* A reduction that fills the resident grid (for a custom, ordered one
+     * rblock is its block and rgrid its resident grid).  A built-in one: the
+     * resident blocks of the largest size (times reduce_waves), each striding
+     * over the whole range, so an SM's accesses of a step are a few contiguous
+     * runs (two blocks of 1024 where sixteen of 128 scattered them).
+     * bench/stream Dot, doubles, 2^28, on an H100: 0.988-0.989 of the hand-
+     * written kernel with blocks of 128, 0.994-0.996 with 1024.  A smaller
+     * range keeps the smaller blocks, which spread it over more SMs and launch
+     * sooner (a reduction of 10^4 doubles took 1 us longer on blocks of 1024).
+     */
     j->bx = j->e->rblock;
     j->smem = j->e->rsmem;
     j->grid = j->e->rgrid;
+    if (!j->K->ordered)
+      j->grid *= reduce_waves(s, j->e, end - begin);
     j->args = j->a;
     return 0;
   }

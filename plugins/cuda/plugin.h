@@ -26,6 +26,9 @@
  * (tune.c). */
 enum { GRID_RESIDENT = 0, GRID_FULL, GRID_WIDE, GRID_TUNE };
 
+/* KC_CUDA_REDUCE_WAVES when unset: doc/backends.md, "Grid size". */
+#define KC_CUDA_REDUCE_WAVES_DEFAULT 1
+
 /* How a functor reaches the kernel (KC_CUDA_LAUNCH). */
 enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
 
@@ -247,8 +250,11 @@ typedef struct kc__cuda_state {
    * the device's attribute): staging.c writes a functor span of a word or
    * two that way instead of copying it. */
   int stream_writes;
-  int mode;         /* forced launch mode, MODE_AUTO if none */
-  int grid_mode;    /* KC_CUDA_GRID: how a 1-D for sizes its grid (GRID_*) */
+  int mode;      /* forced launch mode, MODE_AUTO if none */
+  int grid_mode; /* KC_CUDA_GRID: how a 1-D for sizes its grid (GRID_*) */
+  /* KC_CUDA_REDUCE_WAVES: a large 1-D reduction's grid, at most this many
+   * times the resident blocks (launch.c, reduce_waves) */
+  unsigned reduce_waves;
   int scan_onepass; /* KC_CUDA_SCAN: 1 (one, the default) or 0 (two) */
   int verbose;
   /* A fault that made the context unusable; every later call reports it. */
