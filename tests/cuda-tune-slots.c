@@ -18,12 +18,39 @@ static void entry(kc__cuda_entry *e, unsigned block, unsigned fmax,
   e->block = block;
   e->fmax = fmax;
   e->smem = smem;
+  e->rblock = block;
+}
+
+/* A 1-D reduction's slot: its resident grid, then the waves, both at the
+ * block of a range that fills the device (rblock, not block), whatever
+ * the function allows; the tuning chooses between them as for a for. */
+static void reduce_candidates(void) {
+  kc__cuda_entry e;
+  entry(&e, 128, 1024, 0);
+  e.rblock = 1024;
+  kc__cuda_tune *t = kc__cuda_tune_slot(&e, (kc_index)1 << 28, 1);
+  KC_CHECK(t != NULL);
+  KC_CHECK_EQ_INT(t->reduce, 1);
+  KC_CHECK_EQ_INT(t->ncand, 2);
+  for (int c = 0; c < 2; c++) {
+    KC_CHECK_EQ_UINT(t->block[c], 1024);
+    KC_CHECK_EQ_INT(t->full[c], c);
+  }
+  KC_CHECK_EQ_INT(kc__cuda_tune_pick(t), 0);
+  int chosen = 0;
+  for (int i = 0; i < 2 * KC__CUDA_TUNE_REPS; i++) {
+    const int c = kc__cuda_tune_next(t);
+    KC_CHECK_EQ_INT(c, i % 2);
+    chosen += kc__cuda_tune_record(t, c, c == 1 ? 1.40f : 1.43f, 0);
+  }
+  KC_CHECK_EQ_INT(chosen, 1);
+  KC_CHECK_EQ_INT(t->choice, 1);
 }
 
 static void candidates(void) {
   kc__cuda_entry e;
   entry(&e, 128, 1024, 0);
-  kc__cuda_tune *t = kc__cuda_tune_slot(&e, (kc_index)1 << 28);
+  kc__cuda_tune *t = kc__cuda_tune_slot(&e, (kc_index)1 << 28, 0);
   KC_CHECK(t != NULL);
   KC_CHECK_EQ_INT(t->cls, 29);
   KC_CHECK_EQ_INT(t->ncand, 4);
@@ -37,17 +64,17 @@ static void candidates(void) {
   KC_CHECK_EQ_INT(t->pending, -1);
   /* The entry's block is already 512: wide and full at 512. */
   entry(&e, 512, 1024, 0);
-  t = kc__cuda_tune_slot(&e, 5000000);
+  t = kc__cuda_tune_slot(&e, 5000000, 0);
   KC_CHECK_EQ_INT(t->ncand, 2);
   KC_CHECK_EQ_UINT(t->block[1], 512);
   /* The function allows 256 threads at most. */
   entry(&e, 128, 256, 0);
-  t = kc__cuda_tune_slot(&e, 5000000);
+  t = kc__cuda_tune_slot(&e, 5000000, 0);
   KC_CHECK_EQ_INT(t->ncand, 3);
   KC_CHECK_EQ_UINT(t->block[2], 256);
   /* Dynamic shared memory per block: no other block size. */
   entry(&e, 128, 1024, 4096);
-  t = kc__cuda_tune_slot(&e, 5000000);
+  t = kc__cuda_tune_slot(&e, 5000000, 0);
   KC_CHECK_EQ_INT(t->ncand, 2);
   /* A thread per index only on blocks whose grid holds the class's
    * longest range (2^31 - 1 blocks at most): 2^37 indices (class 38, up
@@ -55,19 +82,19 @@ static void candidates(void) {
    * (a candidate some ranges of the class could not run was timed on
    * none of them and kept the tuning from ending). */
   entry(&e, 128, 1024, 0);
-  t = kc__cuda_tune_slot(&e, (kc_index)1 << 37);
+  t = kc__cuda_tune_slot(&e, (kc_index)1 << 37, 0);
   KC_CHECK_EQ_INT(t->ncand, 3);
   KC_CHECK_EQ_UINT(t->block[1], 256);
   KC_CHECK_EQ_INT(t->full[1], 1);
-  t = kc__cuda_tune_slot(&e, (kc_index)1 << 38);
+  t = kc__cuda_tune_slot(&e, (kc_index)1 << 38, 0);
   KC_CHECK_EQ_INT(t->ncand, 2);
   KC_CHECK_EQ_UINT(t->block[1], 512);
-  t = kc__cuda_tune_slot(&e, (kc_index)1 << 62);
+  t = kc__cuda_tune_slot(&e, (kc_index)1 << 62, 0);
   KC_CHECK_EQ_INT(t->ncand, 1);
   KC_CHECK_EQ_INT(t->full[0], 0);
   /* One below the limit still fits: 2^31 - 1 blocks of 128 for ranges
    * up to 2^37 - 1 (class 37). */
-  t = kc__cuda_tune_slot(&e, (kc_index)1 << 36);
+  t = kc__cuda_tune_slot(&e, (kc_index)1 << 36, 0);
   KC_CHECK_EQ_INT(t->ncand, 4);
 }
 
@@ -80,8 +107,8 @@ static void per_index(void) {
   kc__cuda_entry e;
   entry(&e, 128, 1024, 0);
   const kc_index n0 = (kc_index)1 << 28, n1 = n0 + n0 / 2;
-  kc__cuda_tune *t = kc__cuda_tune_slot(&e, n0);
-  KC_CHECK_EQ_PTR(kc__cuda_tune_slot(&e, n1), t);
+  kc__cuda_tune *t = kc__cuda_tune_slot(&e, n0, 0);
+  KC_CHECK_EQ_PTR(kc__cuda_tune_slot(&e, n1, 0), t);
   static const float per28[4] = {2.0f, 1.8f, 2.1f, 2.2f};
   for (int i = 0; i < 4 * KC__CUDA_TUNE_REPS; i++) {
     const int c = kc__cuda_tune_next(t);
@@ -96,21 +123,21 @@ static void per_index(void) {
 static void slots(void) {
   kc__cuda_entry e;
   entry(&e, 128, 1024, 0);
-  kc__cuda_tune *a = kc__cuda_tune_slot(&e, (kc_index)1 << 28);
-  KC_CHECK_EQ_PTR(kc__cuda_tune_slot(&e, ((kc_index)1 << 29) - 1), a);
-  kc__cuda_tune *b = kc__cuda_tune_slot(&e, ((kc_index)1 << 28) - 1);
+  kc__cuda_tune *a = kc__cuda_tune_slot(&e, (kc_index)1 << 28, 0);
+  KC_CHECK_EQ_PTR(kc__cuda_tune_slot(&e, ((kc_index)1 << 29) - 1, 0), a);
+  kc__cuda_tune *b = kc__cuda_tune_slot(&e, ((kc_index)1 << 28) - 1, 0);
   KC_CHECK(b != a);
   KC_CHECK_EQ_INT(b->cls, 28);
-  KC_CHECK(kc__cuda_tune_slot(&e, 3000000) != NULL);
-  KC_CHECK(kc__cuda_tune_slot(&e, 30000000) != NULL);
+  KC_CHECK(kc__cuda_tune_slot(&e, 3000000, 0) != NULL);
+  KC_CHECK(kc__cuda_tune_slot(&e, 30000000, 0) != NULL);
   /* Four classes hold the four slots: a fifth gets none (the wide grid). */
-  KC_CHECK_EQ_PTR(kc__cuda_tune_slot(&e, 1000), NULL);
-  KC_CHECK_EQ_PTR(kc__cuda_tune_slot(&e, (kc_index)1 << 28), a);
+  KC_CHECK_EQ_PTR(kc__cuda_tune_slot(&e, 1000, 0), NULL);
+  KC_CHECK_EQ_PTR(kc__cuda_tune_slot(&e, (kc_index)1 << 28, 0), a);
   /* Freeing (no events were made) clears every slot. */
   kc__cuda_tune_free(NULL, &e);
   for (int i = 0; i < KC__CUDA_TUNE_SLOTS; i++)
     KC_CHECK_EQ_INT(e.tune[i].cls, 0);
-  KC_CHECK(kc__cuda_tune_slot(&e, 1000) != NULL);
+  KC_CHECK(kc__cuda_tune_slot(&e, 1000, 0) != NULL);
 }
 
 /* Candidate 2 is the fastest by its least time, though not in the first
@@ -119,7 +146,7 @@ static void slots(void) {
 static void choice(void) {
   kc__cuda_entry e;
   entry(&e, 128, 1024, 0);
-  kc__cuda_tune *t = kc__cuda_tune_slot(&e, (kc_index)1 << 28);
+  kc__cuda_tune *t = kc__cuda_tune_slot(&e, (kc_index)1 << 28, 0);
   static const float ms[KC__CUDA_TUNE_REPS][4] = {
       {2.10f, 2.09f, 9.00f, 2.20f},
       {2.11f, 2.09f, 2.07f, 2.21f},
@@ -151,7 +178,7 @@ static void choice(void) {
 static void no_times(void) {
   kc__cuda_entry e;
   entry(&e, 128, 1024, 0);
-  kc__cuda_tune *t = kc__cuda_tune_slot(&e, (kc_index)1 << 28);
+  kc__cuda_tune *t = kc__cuda_tune_slot(&e, (kc_index)1 << 28, 0);
   KC_CHECK_EQ_INT(kc__cuda_tune_record(t, 7, 1.0f, 0), 0);
   KC_CHECK_EQ_INT(kc__cuda_tune_record(t, -1, 1.0f, 0), 0);
   KC_CHECK_EQ_INT(t->trials, 0);
@@ -163,7 +190,7 @@ static void no_times(void) {
   KC_CHECK_EQ_INT(chosen, 1);
   KC_CHECK_EQ_INT(t->choice, 0);
   /* One candidate measured among failed reads: that one. */
-  t = kc__cuda_tune_slot(&e, 1000);
+  t = kc__cuda_tune_slot(&e, 1000, 0);
   for (int i = 0; i < 4 * KC__CUDA_TUNE_REPS; i++) {
     const int c = kc__cuda_tune_next(t);
     kc__cuda_tune_record(t, c, c == 3 ? 4.0f : 0.0f, 0);
@@ -173,6 +200,7 @@ static void no_times(void) {
 
 int main(void) {
   candidates();
+  reduce_candidates();
   slots();
   choice();
   per_index();

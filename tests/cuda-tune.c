@@ -11,7 +11,12 @@
  *    of one size not starting at 0, and the guard elements around each
  *    range must stay 0;
  *  - the tuning ends: KC_VERBOSE reports one choice for each of the four
- *    sizes that got a slot, and none for the fifth.
+ *    sizes that got a slot, and none for the fifth;
+ *  - under KC_CUDA_REDUCE_WAVES=16, a 1-D reduction over 2^26 + 3 indices
+ *    (7 waves of an H100's resident grid) times its resident grid against
+ *    the waves on its first launches: 12 sums of the indices,
+ *    every other one into device memory with no fence between, all exact,
+ *    and KC_VERBOSE reports one choice for it.
  *
  * Run as cuda-tune.cuda; SKIPs without a CUDA device. */
 #include <unistd.h>
@@ -22,6 +27,7 @@
 #include "kernels/functors.h"
 
 KC_KERNEL_DECLARE(kt_count);
+KC_KERNEL_DECLARE(kt_sum_index);
 
 enum { SIZES = 5, PAD = 4 };
 
@@ -61,6 +67,7 @@ static int count(const char *hay, const char *needle) {
 int main(void) {
   setenv("KC_VERBOSE", "1", 1);
   unsetenv("KC_CUDA_GRID");
+  setenv("KC_CUDA_REDUCE_WAVES", "16", 1); /* the reduction's tuning */
   kc_test_init_backend();
   if (strcmp(kc_backend_name(), "cuda") != 0)
     KC_SKIP("for the cuda backend only (runs %s)", kc_backend_name());
@@ -93,7 +100,34 @@ int main(void) {
       KC_CHECK_OK(kc_fence());
   }
   KC_CHECK_OK(kc_fence());
+  /* The reduction: the trials alternate its two grids. */
+  enum { REDUCES = 12 };
+  const kc_index rn = ((kc_index)1 << 26) + 3;
+  const int64_t want = (rn - 1) * rn / 2;
+  int64_t *dsums = kc_test_dalloc(REDUCES * sizeof(int64_t), "sums");
+  for (int l = 0; l < REDUCES; l++) {
+    kc_policy p = kc_range(0, rn);
+    kt_xi64 f = {NULL, 0};
+    int64_t v = -1;
+    KC_CHECK_OK(kc_parallel_reduce("tune sum", KC_TEST_KERNEL(kt_sum_index), &p,
+                                   &f, sizeof f,
+                                   l % 2 ? (void *)(dsums + l) : (void *)&v));
+    if (l % 2 == 0 && v != want)
+      KC_FAIL("reduction %d: sum %lld, want %lld", l, (long long)v,
+              (long long)want);
+  }
+  KC_CHECK_OK(kc_fence());
+  int64_t *sums = kc_test_download(dsums, REDUCES * sizeof(int64_t));
+  for (int l = 1; l < REDUCES; l += 2)
+    if (sums[l] != want)
+      KC_FAIL("reduction %d into device memory: sum %lld, want %lld", l,
+              (long long)sums[l], (long long)want);
+  free(sums);
+  KC_CHECK_OK(kc_free(dsums));
   char *said = restore_stderr(log, saved);
+  KC_CHECK_EQ_INT(count(said, "'kt_sum_index': ranges of 2^26 to 2^27 - 1 "
+                              "indices take the "),
+                  1);
 
   for (int s = 0; s < SIZES; s++) {
     const kc_index len = n[s] + 2 * PAD;

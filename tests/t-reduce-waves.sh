@@ -4,8 +4,9 @@
 # conformance test (t-reduce) with an extra size of 2 * 10^7 elements for
 # every type and join and index-only reductions over 3 * 10^8 indices
 # (about 70 and 1100 indices per thread of an H100's resident grid), under
-# the default of KC_CUDA_REDUCE_WAVES (1, the resident grid), 16 and 64
-# (on an H100, 2 and 16 waves under 16, 2 and 34 under 64).
+# the default (KC_CUDA_REDUCE_WAVES=1, the resident grid only), 16 (on an
+# H100 2 and 16 waves, each kernel's first launches of a size timing them
+# against the resident grid) and 64 (2 and 34 waves).
 # Then values that are not a number from 1 to 64 make cuda unavailable
 # with a reason naming the variable.  SKIPs (77) where cuda cannot run, as
 # t-reduce.cuda does.

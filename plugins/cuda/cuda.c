@@ -167,8 +167,9 @@ static int parse_grid(const char *v, int *mode) {
 }
 
 /* KC_CUDA_REDUCE_WAVES: how many times the resident grid a large 1-D
- * reduction may launch (launch.c, reduce_waves); 1 keeps the resident
- * grid.  A decimal from 1 to 64. */
+ * reduction may launch, timed against the resident grid on its first
+ * launches (launch.c, reduce_waves); 1 keeps the resident grid, untimed.
+ * A decimal from 1 to 64. */
 static int parse_waves(const char *v, unsigned *waves) {
   *waves = KC_CUDA_REDUCE_WAVES_DEFAULT;
   if (!v || !*v)

@@ -136,6 +136,12 @@ static int choose_mode(const kc__cuda_state *s, kc__cuda_kernel *K,
   return mode;
 }
 
+/* A tuning candidate's grid, as tune_note names it. */
+static const char *grid_name(const kc__cuda_tune *t, int c) {
+  return t->reduce ? (t->full[c] ? "waves" : "resident")
+                   : (t->full[c] ? "full" : "wide");
+}
+
 /* Says once which grid the tuning chose for a size of an entry, and the
  * least times it measured. */
 static void tune_note(const kc_kernel_info *k, const kc__cuda_tune *t) {
@@ -144,14 +150,14 @@ static void tune_note(const kc_kernel_info *k, const kc__cuda_tune *t) {
   times[0] = 0;
   for (int c = 0; c < t->ncand && at < sizeof times; c++)
     at += (size_t)snprintf(times + at, sizeof times - at, "%s%s/%u %.4f ms",
-                           c ? ", " : "", t->full[c] ? "full" : "wide",
-                           t->block[c], (double)t->best[c]);
+                           c ? ", " : "", grid_name(t, c), t->block[c],
+                           (double)t->best[c]);
   const int c = t->choice;
   kc_backend_verbose("cuda: kernel '%s': ranges of 2^%d to 2^%d - 1 "
                      "indices take the %s grid, blocks of %u (least "
                      "times, per 2^%d indices: %s)",
-                     k->name, t->cls - 1, t->cls, t->full[c] ? "full" : "wide",
-                     t->block[c], t->cls - 1, times);
+                     k->name, t->cls - 1, t->cls, grid_name(t, c), t->block[c],
+                     t->cls - 1, times);
 }
 
 /* The trial in flight, if its end event has completed: its time goes in
@@ -176,29 +182,39 @@ static int tune_poll(kc__cuda_state *s, const kc_kernel_info *k,
   return 1;
 }
 
-/* KC_CUDA_GRID=tune, a range the wide grid covers with more than the
- * resident blocks: the candidate this launch runs (tune.c), timed if a
- * trial is due and none is in flight.  Sets a full candidate's grid and
- * returns 1; 0 leaves the wide grid. */
-static int tune_grid(kc__cuda_state *s, job *j, kc_index n) {
-  kc__cuda_tune *t = kc__cuda_tune_slot(j->e, n);
+/* The candidate of entry j->e's tuning slot for ranges like n (tune.c)
+ * that this launch runs, timed if a trial is due and none is in flight
+ * (then j->tune and j->tcand say so); -1, and *tp NULL, if the entry has
+ * no slot free for n. */
+static int tune_choose(kc__cuda_state *s, job *j, kc_index n, int reduce,
+                       kc__cuda_tune **tp) {
+  kc__cuda_tune *t = *tp = kc__cuda_tune_slot(j->e, n, reduce);
   if (!t)
-    return 0;
+    return -1;
   int c = -1;
   if (t->pending < 0 || tune_poll(s, j->k, t))
     c = kc__cuda_tune_next(t);
   if (c >= 0 && !t->ev[0] &&
       (s->cu->cuEventCreate(&t->ev[0], 0) != CUDA_SUCCESS ||
        s->cu->cuEventCreate(&t->ev[1], 0) != CUDA_SUCCESS)) {
-    kc__cuda_tune_end(s->cu, t, 0); /* no events, no tuning: the wide grid */
+    kc__cuda_tune_end(s->cu, t, 0); /* no events, no tuning: candidate 0 */
     c = -1;
   }
   if (c < 0)
-    c = kc__cuda_tune_pick(t);
-  else {
-    j->tune = t;
-    j->tcand = c;
-  }
+    return kc__cuda_tune_pick(t);
+  j->tune = t;
+  j->tcand = c;
+  return c;
+}
+
+/* KC_CUDA_GRID=tune, a range the wide grid covers with more than the
+ * resident blocks: sets a full candidate's grid and returns 1; 0 leaves
+ * the wide grid. */
+static int tune_grid(kc__cuda_state *s, job *j, kc_index n) {
+  kc__cuda_tune *t;
+  const int c = tune_choose(s, j, n, 0, &t);
+  if (c < 0)
+    return 0;
   if (!t->full[c])
     return 0;
   const kc_index g = kc__cdiv(n, (kc_index)t->block[c]);
@@ -218,13 +234,17 @@ static int tune_grid(kc__cuda_state *s, job *j, kc_index n) {
 }
 
 /* How many times the resident grid a 1-D reduction with a built-in join
- * launches: one more wave of blocks for every REDUCE_RUN indices per
- * thread of the resident grid, up to KC_CUDA_REDUCE_WAVES
- * (s->reduce_waves; 1, the resident grid, unless set).  Each block still
- * strides over the whole range and leaves one partial value.  On an H100
- * 16 waves ran bench/stream's Dot 0.3-1% faster (float 0.5-3%) but
- * bench/reduce's sum 2-9% slower from 10^8 to 5 * 10^8 bytes, so they are
- * not the default (doc/backends.md, "Grid size"). */
+ * may launch: one more wave of blocks for every REDUCE_RUN indices per
+ * thread of the resident grid, up to KC_CUDA_REDUCE_WAVES (s->reduce_waves).
+ * Each block still strides over the whole range and leaves one partial
+ * value.  Which grid is faster depends on the body: on an H100, 16 waves
+ * ran bench/stream's Dot 1-2% faster than the resident grid and
+ * bench/reduce's sum 3-8% slower from 10^8 to 5 * 10^8 bytes.  So the
+ * first launches of such a range time both (tune.c) and keep the faster
+ * for that kernel and size.  Not by default (1: the resident grid only):
+ * a floating-point sum's last bits follow the grid, so the trials and a
+ * choice that differs from run to run would change results that are
+ * otherwise the same at every launch (doc/backends.md, "Grid size"). */
 #define REDUCE_RUN 32
 static unsigned reduce_waves(const kc__cuda_state *s, const kc__cuda_entry *e,
                              kc_index n) {
@@ -275,8 +295,10 @@ static int range_args(kc__cuda_state *s, job *j) {
     j->bx = j->e->rblock;
     j->smem = j->e->rsmem;
     j->grid = j->e->rgrid;
-    if (!j->K->ordered)
-      j->grid *= reduce_waves(s, j->e, end - begin);
+    const unsigned w = j->K->ordered ? 1 : reduce_waves(s, j->e, end - begin);
+    kc__cuda_tune *t;
+    if (w > 1 && tune_choose(s, j, end - begin, 1, &t) == 1)
+      j->grid *= w;
     j->args = j->a;
     return 0;
   }
@@ -399,6 +421,26 @@ static int wait_done(kc__cuda_state *s, volatile unsigned *done) {
            : 0;
 }
 
+/* run(), inside a tuning trial's pair of events when the launch is one
+ * (j->tune): they are read at a later launch (tune_poll); one that cannot
+ * be recorded ends the tuning with the fastest candidate so far. */
+static CUresult timed_run(kc__cuda_state *s, job *j, void **params) {
+  kc__cuda_tune *t = j->tune;
+  if (t && s->cu->cuEventRecord(t->ev[0], s->cur->stream) != CUDA_SUCCESS) {
+    kc__cuda_tune_end(s->cu, t, kc__cuda_tune_pick(t));
+    t = NULL;
+  }
+  CUresult r = run(s, j, params);
+  if (r || !t)
+    return r;
+  if (s->cu->cuEventRecord(t->ev[1], s->cur->stream) == CUDA_SUCCESS) {
+    t->pending = j->tcand;
+    t->pending_n = j->l->policy.end[0] - j->l->policy.begin[0];
+  } else
+    kc__cuda_tune_end(s->cu, t, kc__cuda_tune_pick(t));
+  return CUDA_SUCCESS;
+}
+
 /* Reductions and scans: scratch, result, chunks, then one launch (two for
  * a scan); a result in a host variable is waited for. */
 static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
@@ -476,7 +518,7 @@ static int launch_reduce(kc__cuda_state *s, job *j, void **params) {
     /* The second pass reads the functor from the same place: cuLaunchKernel
      * copied the parameters (and the staged copy is still in its slot). */
   }
-  if ((r = run(s, j, params)) != CUDA_SUCCESS)
+  if ((r = timed_run(s, j, params)) != CUDA_SUCCESS)
     return launch_error(s, r, j->k, j->grid, j->bx * j->by, (unsigned)j->smem);
   if (to_host && l->result) {
     if ((rc = done ? wait_done(s, done)
@@ -536,22 +578,8 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
   s->last_kernel = j.k->name;
   if (kc__cuda_kind_reduces(j.k->kind))
     return launch_reduce(s, &j, params);
-  /* A tuning trial: a pair of events around the launch, read at a later
-   * launch (tune_poll); one that cannot be recorded ends the tuning. */
-  kc__cuda_tune *t = j.tune;
-  if (t && s->cu->cuEventRecord(t->ev[0], s->cur->stream) != CUDA_SUCCESS) {
-    kc__cuda_tune_end(s->cu, t, kc__cuda_tune_pick(t));
-    t = NULL;
-  }
-  CUresult r = run(s, &j, params);
+  CUresult r = timed_run(s, &j, params);
   if (r)
     return launch_error(s, r, j.k, j.grid, j.bx * j.by, (unsigned)j.smem);
-  if (t) {
-    if (s->cu->cuEventRecord(t->ev[1], s->cur->stream) == CUDA_SUCCESS) {
-      t->pending = j.tcand;
-      t->pending_n = l->policy.end[0] - l->policy.begin[0];
-    } else
-      kc__cuda_tune_end(s->cu, t, kc__cuda_tune_pick(t));
-  }
   return 0;
 }

@@ -26,7 +26,7 @@
  * (tune.c). */
 enum { GRID_RESIDENT = 0, GRID_FULL, GRID_WIDE, GRID_TUNE };
 
-/* KC_CUDA_REDUCE_WAVES when unset: doc/backends.md, "Grid size". */
+/* KC_CUDA_REDUCE_WAVES when unset (doc/backends.md, "Grid size"). */
 #define KC_CUDA_REDUCE_WAVES_DEFAULT 1
 
 /* How a functor reaches the kernel (KC_CUDA_LAUNCH). */
@@ -110,10 +110,12 @@ typedef struct kc__cuda_occ {
 #define KC__CUDA_TUNE_REPS 3
 #define KC__CUDA_TUNE_SLOTS 4
 typedef struct kc__cuda_tune {
-  int cls;   /* the ranges' bit length; 0: the slot is free */
-  int ncand; /* candidates (1 .. KC__CUDA_TUNE_CANDS) */
+  int cls;    /* the ranges' bit length; 0: the slot is free */
+  int ncand;  /* candidates (1 .. KC__CUDA_TUNE_CANDS) */
+  int reduce; /* a 1-D reduction's slot: resident grid or waves */
   unsigned block[KC__CUDA_TUNE_CANDS];
-  unsigned char full[KC__CUDA_TUNE_CANDS]; /* 0: wide, 1: full */
+  unsigned char full[KC__CUDA_TUNE_CANDS]; /* 0: wide, 1: full (a
+                                              reduction: resident, waves) */
   float best[KC__CUDA_TUNE_CANDS];         /* least ms measured, scaled to
                                               2^(cls-1) indices; 0: none */
   int trials;                              /* measurements taken */
@@ -402,7 +404,7 @@ int kc__cuda_mem_set_on(void *state, void *queue, void *p, kc_space space,
  * its events (through `cu`, the entry's context current; a kernel's slots
  * would otherwise hold two for as long as it lives).  free: ends every
  * slot of e and clears them. */
-kc__cuda_tune *kc__cuda_tune_slot(kc__cuda_entry *e, kc_index n);
+kc__cuda_tune *kc__cuda_tune_slot(kc__cuda_entry *e, kc_index n, int reduce);
 int kc__cuda_tune_next(const kc__cuda_tune *t);
 int kc__cuda_tune_pick(const kc__cuda_tune *t);
 int kc__cuda_tune_record(kc__cuda_tune *t, int c, float ms, kc_index n);

@@ -43,11 +43,21 @@ static int full_fits(int cls, unsigned block) {
  * at which a thread per index ran the stream kernels best on an H100
  * (1024 cost Add 5%).  Larger blocks only for entries without dynamic
  * shared memory (a 1-D for has none) and within the function's limit. */
-static void claim(kc__cuda_tune *t, const kc__cuda_entry *e, int cls) {
+static void claim(kc__cuda_tune *t, const kc__cuda_entry *e, int cls,
+                  int reduce) {
   memset(t, 0, sizeof *t);
   t->cls = cls;
   t->pending = -1;
   t->choice = -1;
+  t->reduce = reduce;
+  if (reduce) {
+    /* A reduction: its resident grid (the choice while nothing is
+     * measured), then the waves of KC_CUDA_REDUCE_WAVES, both at the
+     * block of a range that fills the device (launch.c, range_args). */
+    add(t, e->rblock, 0);
+    add(t, e->rblock, 1);
+    return;
+  }
   add(t, e->block, 0);
   if (full_fits(cls, e->block))
     add(t, e->block, 1);
@@ -58,14 +68,14 @@ static void claim(kc__cuda_tune *t, const kc__cuda_entry *e, int cls) {
       add(t, more[i], 1);
 }
 
-kc__cuda_tune *kc__cuda_tune_slot(kc__cuda_entry *e, kc_index n) {
+kc__cuda_tune *kc__cuda_tune_slot(kc__cuda_entry *e, kc_index n, int reduce) {
   const int cls = size_class(n);
   for (int i = 0; i < KC__CUDA_TUNE_SLOTS; i++) {
     kc__cuda_tune *t = &e->tune[i];
     if (t->cls == cls)
       return t;
     if (t->cls == 0) {
-      claim(t, e, cls);
+      claim(t, e, cls, reduce);
       return t;
     }
   }
