@@ -239,6 +239,10 @@ static double *cu_partial_host;
  * between launches, and the sum). */
 #define DOT_WAVES 16
 static CUdeviceptr cu_ticket, cu_sum;
+/* Each Dot layout's answer in its last run, and that run's number (from
+ * 1), checked after the loops: validate sees only the last run's. */
+static double cu_dot_seen[2];
+static unsigned cu_dot_at[2];
 
 static double cuda_run(side *s, int k) {
   CUdeviceptr a = (CUdeviceptr)(uintptr_t)s->a,
@@ -315,6 +319,10 @@ static double cuda_run(side *s, int k) {
     BENCH_CU(&cu, cu.cuCtxSynchronize());
   }
   const double t = bench_now() - t0;
+  if (k == K_DOT) {
+    cu_dot_seen[gs] = s->dot;
+    cu_dot_at[gs] = run + 1;
+  }
   /* The first run of each layout is its warm-up. */
   if (run >= (cuf_gs[k] ? 2u : 1u) &&
       (cu_best[k][gs] == 0 || t < cu_best[k][gs]))
@@ -400,12 +408,12 @@ typedef struct gold {
 /* The values every element must hold after `runs` classic iterations and
  * `runs` Nstream ones, computed in the arrays' precision like the kernels
  * compute them. */
-static gold gold_values(void) {
+static gold gold_values_at(int runs) {
   gold g;
   if (o.use_float) {
     float a = (float)START_A, b = (float)START_B, c = (float)START_C,
           q = (float)START_SCALAR;
-    for (int r = 0; r < o.runs; r++) {
+    for (int r = 0; r < runs; r++) {
       c = a;
       b = q * c;
       c = a + b;
@@ -417,7 +425,7 @@ static gold gold_values(void) {
     g.a = a, g.b = b, g.c = c;
   } else {
     double a = START_A, b = START_B, c = START_C, q = START_SCALAR;
-    for (int r = 0; r < o.runs; r++) {
+    for (int r = 0; r < runs; r++) {
       c = a;
       b = q * c;
       c = a + b;
@@ -430,6 +438,9 @@ static gold gold_values(void) {
   }
   return g;
 }
+
+/* The gold values after the -n runs: what validate checks. */
+static gold gold_values(void) { return gold_values_at(o.runs); }
 
 /* Mean absolute error of an array against its gold value, relative to it. */
 static double array_error(const void *p, double want) {
@@ -477,6 +488,28 @@ static int validate(side *s, int on_device, gold g) {
             "error %.3g, limit %.3g)\n",
             prog, s->name, s->dot, g.sum, es_sum, lim);
     ok = 0;
+  }
+  return ok;
+}
+
+/* Each hand-written Dot layout's answer in its last run against the gold
+ * sum of that run; prints what is wrong. */
+static int validate_dot_layouts(void) {
+  int ok = 1;
+  for (int l = 0; l < 2; l++) {
+    if (cu_dot_at[l] == 0)
+      continue;
+    const double want = gold_values_at((int)cu_dot_at[l]).sum;
+    const double err = fabs((cu_dot_seen[l] - want) / want);
+    const double lim = o.use_float ? FLT_EPSILON * 100.0 : 1.0e-8;
+    if (!(err <= lim)) {
+      fprintf(stderr,
+              "%s: CUDA: validation failed on Dot's %s layout, run %u: "
+              "%.17g, gold %.17g (relative error %.3g, limit %.3g)\n",
+              prog, l ? "second" : "first", cu_dot_at[l], cu_dot_seen[l], want,
+              err, lim);
+      ok = 0;
+    }
   }
   return ok;
 }
@@ -658,6 +691,8 @@ int main(int argc, char **argv) {
   gold g = gold_values();
   int ok_kc = validate(&kc, !host, g);
   int ok_base = base.available ? validate(&base, !host, g) : 1;
+  if (!host && base.available && !validate_dot_layouts())
+    ok_base = 0;
   printf("stream: validation: kc %s, baseline %s\n", ok_kc ? "OK" : "FAILED",
          !base.available ? "not run"
          : ok_base       ? "OK"

@@ -45,6 +45,11 @@ static void reduce_candidates(void) {
   }
   KC_CHECK_EQ_INT(chosen, 1);
   KC_CHECK_EQ_INT(t->choice, 1);
+  /* A for's slot for the same lengths is another one. */
+  kc__cuda_tune *f = kc__cuda_tune_slot(&e, (kc_index)1 << 28, 0);
+  KC_CHECK(f != NULL && f != t);
+  KC_CHECK_EQ_INT(f->reduce, 0);
+  KC_CHECK_EQ_PTR(kc__cuda_tune_slot(&e, (kc_index)1 << 28, 1), t);
 }
 
 static void candidates(void) {

@@ -14,9 +14,10 @@
  *    sizes that got a slot, and none for the fifth;
  *  - under KC_CUDA_REDUCE_WAVES=16, a 1-D reduction over 2^26 + 3 indices
  *    (7 waves of an H100's resident grid) times its resident grid against
- *    the waves on its first launches: 12 sums of the indices,
- *    every other one into device memory with no fence between, all exact,
- *    and KC_VERBOSE reports one choice for it.
+ *    the waves on its first launches: 12 sums of the indices, every other
+ *    one into device memory, each followed by a fence (so that each trial
+ *    is read at the next launch), all exact, and KC_VERBOSE reports one
+ *    choice for it.
  *
  * Run as cuda-tune.cuda; SKIPs without a CUDA device. */
 #include <unistd.h>
@@ -115,6 +116,10 @@ int main(void) {
     if (l % 2 == 0 && v != want)
       KC_FAIL("reduction %d: sum %lld, want %lld", l, (long long)v,
               (long long)want);
+    /* Each trial is read at a later launch once its end event completed:
+     * a fence makes sure it has (a blocking reduction returns when its
+     * result is there, maybe before the kernel has ended). */
+    KC_CHECK_OK(kc_fence());
   }
   KC_CHECK_OK(kc_fence());
   int64_t *sums = kc_test_download(dsums, REDUCES * sizeof(int64_t));

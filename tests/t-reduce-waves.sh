@@ -6,7 +6,11 @@
 # (about 70 and 1100 indices per thread of an H100's resident grid), under
 # the default (KC_CUDA_REDUCE_WAVES=1, the resident grid only), 16 (on an
 # H100 2 and 16 waves, each kernel's first launches of a size timing them
-# against the resident grid) and 64 (2 and 34 waves).
+# against the resident grid) and 64 (2 and 34 waves).  Each type and join
+# gets four launches at 2 * 10^7, a fence after every second one, so the
+# tuning's second trial, the waves, runs on the second or third of them.
+# (A GPU with 15% more resident threads than an H100 gives 2 * 10^7 one
+# wave: the extra size then adds nothing; cuda-tune covers the tuning.)
 # Then values that are not a number from 1 to 64 make cuda unavailable
 # with a reason naming the variable.  SKIPs (77) where cuda cannot run, as
 # t-reduce.cuda does.

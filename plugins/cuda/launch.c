@@ -252,6 +252,8 @@ static unsigned reduce_waves(const kc__cuda_state *s, const kc__cuda_entry *e,
   kc_index w = per / REDUCE_RUN;
   if (w > (kc_index)s->reduce_waves)
     w = s->reduce_waves;
+  if (w > (kc_index)(0x7fffffff / e->rgrid)) /* a grid's limit */
+    w = (kc_index)(0x7fffffff / e->rgrid);
   return w < 1 ? 1u : (unsigned)w;
 }
 

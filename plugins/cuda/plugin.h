@@ -101,8 +101,10 @@ typedef struct kc__cuda_occ {
  * would cover with more than the resident blocks.  Candidate 0 is the
  * wide grid at the entry's block; the others a thread per index at the
  * entry's block and at blocks of 256 and 512 where the function allows
- * them and the class's longest range fits a grid.  The first launches of such a
- * range time the candidates in turn (KC__CUDA_TUNE_REPS rounds, a pair of
+ * them and the class's longest range fits a grid.  A 1-D reduction's slot
+ * (`reduce`, under KC_CUDA_REDUCE_WAVES > 1) has two: its resident grid
+ * and the waves of it, both at the entry's rblock.  The first launches of such
+ * a range time the candidates in turn (KC__CUDA_TUNE_REPS rounds, a pair of
  * events around each, read at a later launch once the end event has completed,
  * never waited for); the least time of each then picks the grid every later
  * launch uses, and the slot's events are destroyed. */
@@ -394,16 +396,16 @@ int kc__cuda_mem_set_on(void *state, void *queue, void *p, kc_space space,
                         int value, size_t bytes);
 
 /* tune.c (no driver calls but the events' destruction).  slot: entry
- * e's tuning slot for ranges of n >= 1 indices, claimed (its candidates
- * set) if no slot has their bit length yet; NULL when every slot holds
- * another.  next: the candidate the next timed launch runs, or -1 once
- * chosen.  pick: the candidate a launch not timed runs (the choice, else
- * the fastest measured, else 0).  record: candidate c took `ms` on a range
- * of n indices (n <= 0: taken as is); after the last trial, makes the
- * choice and returns 1.  end: ends t's tuning on candidate c and destroys
- * its events (through `cu`, the entry's context current; a kernel's slots
- * would otherwise hold two for as long as it lives).  free: ends every
- * slot of e and clears them. */
+ * e's tuning slot for ranges of n >= 1 indices, for a for (reduce 0) or a
+ * 1-D reduction (reduce 1), claimed (its candidates set) if no slot has
+ * their bit length and use yet; NULL when every slot holds another.  next: the
+ * candidate the next timed launch runs, or -1 once chosen.  pick: the candidate
+ * a launch not timed runs (the choice, else the fastest measured, else 0).
+ * record: candidate c took `ms` on a range of n indices (n <= 0: taken as is);
+ * after the last trial, makes the choice and returns 1.  end: ends t's tuning
+ * on candidate c and destroys its events (through `cu`, the entry's context
+ * current; a kernel's slots would otherwise hold two for as long as it lives).
+ * free: ends every slot of e and clears them. */
 kc__cuda_tune *kc__cuda_tune_slot(kc__cuda_entry *e, kc_index n, int reduce);
 int kc__cuda_tune_next(const kc__cuda_tune *t);
 int kc__cuda_tune_pick(const kc__cuda_tune *t);

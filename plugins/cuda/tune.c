@@ -1,4 +1,6 @@
-/* kc CUDA plugin — the run-time choice of a 1-D for's grid.
+/* kc CUDA plugin — the run-time choice of a 1-D for's grid, and of a 1-D
+ * reduction's under KC_CUDA_REDUCE_WAVES (its resident grid or waves of it;
+ * launch.c, reduce_waves).
  *
  * Which grid streams a 1-D for fastest depends on the body and on the card:
  * on an H100 a thread per index in blocks of 256 ran bench/stream's double
@@ -38,7 +40,8 @@ static int full_fits(int cls, unsigned block) {
   return (longest + block - 1) / block <= 0x7fffffffULL;
 }
 
-/* The wide grid first (the choice while nothing is measured), then a thread
+/* A reduction's two candidates (below), or for a for the wide grid first
+ * (the choice while nothing is measured), then a thread
  * per index at the entry's block and at 256 and 512 threads: the blocks
  * at which a thread per index ran the stream kernels best on an H100
  * (1024 cost Add 5%).  Larger blocks only for entries without dynamic
@@ -72,7 +75,7 @@ kc__cuda_tune *kc__cuda_tune_slot(kc__cuda_entry *e, kc_index n, int reduce) {
   const int cls = size_class(n);
   for (int i = 0; i < KC__CUDA_TUNE_SLOTS; i++) {
     kc__cuda_tune *t = &e->tune[i];
-    if (t->cls == cls)
+    if (t->cls == cls && t->reduce == reduce)
       return t;
     if (t->cls == 0) {
       claim(t, e, cls, reduce);
