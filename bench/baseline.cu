@@ -102,21 +102,12 @@ __device__ void stream_dot(const T *a, const T *b, double *partial,
     partial[blockIdx.x] = s;
 }
 
-/* Dot's second layout: many waves of blocks (bench/stream launches 16
- * times the resident blocks) stride over the arrays, and the last block to
- * finish (an atomic ticket) adds the partials, so that only the sum comes
- * back.  In a sweep of hand-written Dot shapes on an H100 (2^28 doubles)
- * this one ran about 1% faster than BabelStream's 4 blocks per SM
- * (doc/benchmarks.md); bench/stream keeps the better of the two. */
-template <typename T>
-__device__ void stream_dot_waves(const T *a, const T *b, double *partial,
-                                 unsigned *ticket, double *result,
-                                 long long n) {
+/* The sum of every thread's s over the grid into *result: each block
+ * writes its partial, and the last block to finish (an atomic ticket) adds
+ * the partials and resets the ticket for the next launch. */
+__device__ void grid_sum(double s, double *partial, unsigned *ticket,
+                         double *result) {
   __shared__ int last;
-  double s = 0.0;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x)
-    s += (double)a[i] * (double)b[i];
   s = block_sum(s);
   if (threadIdx.x == 0) {
     partial[blockIdx.x] = s;
@@ -135,6 +126,24 @@ __device__ void stream_dot_waves(const T *a, const T *b, double *partial,
     *result = s;
     *ticket = 0;
   }
+}
+
+/* Dot's second layout: many waves of blocks (bench/stream launches 16
+ * times the resident blocks) stride over the arrays, and the last block to
+ * finish (an atomic ticket) adds the partials, so that only the sum comes
+ * back.  In a sweep of hand-written Dot shapes on an H100 (2^28 doubles)
+ * and in bench/stream itself this one ran 0.5-2.7% faster than
+ * BabelStream's 4 blocks per SM (doc/benchmarks.md); bench/stream keeps
+ * the better of the two. */
+template <typename T>
+__device__ void stream_dot_waves(const T *a, const T *b, double *partial,
+                                 unsigned *ticket, double *result,
+                                 long long n) {
+  double s = 0.0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    s += (double)a[i] * (double)b[i];
+  grid_sum(s, partial, ticket, result);
 }
 
 /* The second layout of each stream kernel, the one tuned CUDA codes use
@@ -256,36 +265,16 @@ extern "C" __global__ void bench_fill_f64(double *x, long long n) {
     x[i] = (double)(i & 15);
 }
 
-/* One-kernel sum: each block reduces a grid-stride share, writes a partial,
- * and the last block to finish (an atomic ticket) adds the partials and
- * resets the ticket for the next launch. */
+/* One-kernel sum: each block reduces a grid-stride share (grid_sum). */
 extern "C" __global__ void bench_reduce_sum_f64(const double *x, long long n,
                                                 double *partial,
                                                 unsigned *ticket,
                                                 double *result) {
-  __shared__ int last;
   double s = 0.0;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x)
     s += x[i];
-  s = block_sum(s);
-  if (threadIdx.x == 0) {
-    partial[blockIdx.x] = s;
-    __threadfence();
-    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last)
-    return;
-  __threadfence();
-  s = 0.0;
-  for (unsigned j = threadIdx.x; j < gridDim.x; j += blockDim.x)
-    s += ((volatile double *)partial)[j];
-  s = block_sum(s);
-  if (threadIdx.x == 0) {
-    *result = s;
-    *ticket = 0;
-  }
+  grid_sum(s, partial, ticket, result);
 }
 
 /* Inclusive scan of v over the block; also returns the block's total in
