@@ -20,6 +20,8 @@
  * global modes, queue lanes opened and closed (their memory reused),
  * kernels released and prepared again, three kc_init cycles, and functors
  * that stay, change in a span, at two places, everywhere, or at both ends
+ * or that swap with the functor of the launch before (two functors in turn:
+ * the copy staged before the latest passed again)
  * (so reused, patched and whole copies, or, on the even seeds, whose driver
  * has stream writes, spans of a word or two written by the stream; seed 4's
  * driver refuses them now and then, and the plugin must copy instead).
@@ -277,6 +279,7 @@ static CUresult stream_sync(CUstream s) {
 /* Failures, on the seeds that inject them: 1 in `fail_*` calls. */
 static unsigned fail_copy, fail_record, fail_wait;
 static long writes;       /* stream writes queued */
+static long copies;       /* copies queued */
 static int stream_writes; /* the seed's driver has them */
 /* The seed whose driver refuses the writes (CUDA_ERROR_NOT_SUPPORTED)
  * once refuse_at have been queued: the plugin must copy that launch's
@@ -284,6 +287,7 @@ static int stream_writes; /* the seed's driver has them */
  * again (as a new device open would) and refuses them again. */
 static long refuse_at;
 static int refusing, refused;
+static long reused_before; /* launches that passed the copy before the latest */
 static long refusals;
 static unsigned fail_write;
 
@@ -324,6 +328,7 @@ static CUresult copy_htod(CUdeviceptr d, const void *src, size_t n,
   if (fails(fail_copy))
     return CUDA_ERROR_UNKNOWN;
   op o = {OP_COPY, d, src, NULL, n, 0};
+  copies++;
   if (!is_pinned(src)) {
     o.own = xmalloc(n);
     memcpy(o.own, src, n);
@@ -504,7 +509,7 @@ static void run(long steps) {
       }
       const int k = (int)(rnd() % NKERNELS);
       if (r < 8) { /* the kernel released and prepared again */
-        kc__cuda_staged_free(&K[k].staged);
+        kc__cuda_staged_free(K[k].staged);
         memset(&K[k], 0, sizeof K[k]);
         K[k].mod = &mods[k % 2];
         continue;
@@ -526,7 +531,15 @@ static void run(long steps) {
        * it. */
       if (rnd() % 20 == 0)
         memcpy(f[k], prev[k], n);
-      else {
+      else if (rnd() % 8 == 0) {
+        /* Two functors in turn (pointers swapped between sweeps): each
+         * may find the copy staged two launches before. */
+        for (size_t b = 0; b < n; b++) {
+          const unsigned char t = f[k][b];
+          f[k][b] = prev[k][b];
+          prev[k][b] = t;
+        }
+      } else {
         memcpy(prev[k], f[k], n);
         change(f[k], n);
       }
@@ -536,8 +549,15 @@ static void run(long steps) {
       unsigned char *exact = xmalloc(n);
       memcpy(exact, f[k], n);
       CUdeviceptr at = 0;
-      if (kc__cuda_stage(s, &K[k], exact, n, global, &at) == 0)
+      const kc__cuda_staged was = K[k].staged[1];
+      const long copies_was = copies, writes_was = writes;
+      if (kc__cuda_stage(s, &K[k], exact, n, global, &at) == 0) {
         launch(s, at, exact, n);
+        /* The whole copy before the latest passed again, nothing sent. */
+        reused_before += was.lane && at == was.dev &&
+                         K[k].staged[1].dev != at && copies == copies_was &&
+                         writes == writes_was;
+      }
       free(exact);
     }
     for (int i = 0; i < NLANES; i++)
@@ -549,7 +569,7 @@ static void run(long steps) {
           free(lanes[i]);
       }
     for (int k = 0; k < NKERNELS; k++)
-      kc__cuda_staged_free(&K[k].staged);
+      kc__cuda_staged_free(K[k].staged);
     for (int m = 0; m < 2; m++)
       mem_free(mods[m].staging);
   }
@@ -626,7 +646,7 @@ int main(int argc, char **argv) {
     refuse_at = refusing ? writes + 200 : 0;
     refused = 0;
     const long bad_before = bad, ran_before = kernels_run,
-               launched_before = launches;
+               launched_before = launches, reused_was = reused_before;
     run(steps);
     printf("seed %u%s%s: %ld launches, %ld kernels ran, %ld stream writes "
            "(%ld refused), %ld read a wrong byte\n",
@@ -634,6 +654,13 @@ int main(int argc, char **argv) {
            stream_writes ? " (stream writes)" : "", launches - launched_before,
            kernels_run - ran_before, writes - writes_before,
            refusals - refusals_before, bad - bad_before);
+    printf("seed %u: %ld launches passed the copy staged before the "
+           "latest\n",
+           seed, reused_before - reused_was);
+    if (reused_before == reused_was) {
+      printf("seed %u: no launch passed the copy before the latest\n", seed);
+      bad++;
+    }
     if (refusing && refusals == refusals_before) {
       printf("seed %u: the driver never refused a write\n", seed);
       bad++;

@@ -281,6 +281,6 @@ void kc__cuda_kernel_release(void *state, const kc_kernel_info *k,
     kc__cuda_tune_free(s->cu, &K->g);
     module_put(s, K->mod);
   }
-  kc__cuda_staged_free(&K->staged);
+  kc__cuda_staged_free(K->staged);
   memset(K, 0, sizeof *K);
 }

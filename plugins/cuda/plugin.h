@@ -149,7 +149,10 @@ typedef struct kc__cuda_entry {
  * address the kernel read it from, and a copy of its bytes of the
  * kernel's own (the shadow).  A launch whose functor has the same bytes,
  * on the same lane and in the same mode, while the device copy is intact,
- * passes that address again and copies nothing (kc__cuda_stage).  One
+ * passes that address again and copies nothing (kc__cuda_stage).  A
+ * kernel keeps its last two whole copies (kc__cuda_kernel.staged[0], the
+ * latest, and [1]), so that two functors launched in turn (pointers
+ * swapped between sweeps, say) each find theirs.  One
  * whose bytes differ from the shadow only within a span of at most half
  * of them copies that span alone, into the same device address (a patch:
  * the launches that read the old bytes are before it on the stream).  A
@@ -192,7 +195,7 @@ typedef struct kc__cuda_kernel {
   int geometry_noted; /* KC_VERBOSE showed an MD/team launch's shape */
   kc_cuda_args proto; /* ident filled once */
   int fallback_noted; /* KC_VERBOSE said once that a forced mode fell back */
-  kc__cuda_staged staged;
+  kc__cuda_staged staged[2]; /* [0]: the latest; misses, skip: [0]'s */
 } kc__cuda_kernel;
 
 /* A stream and the device buffers its launches use: the default queue's
@@ -366,7 +369,7 @@ int kc__cuda_scan_tiles(kc__cuda_state *s, unsigned ntiles, size_t vs,
                         unsigned *epoch);
 int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
                    size_t n, int global, CUdeviceptr *dst);
-void kc__cuda_staged_free(kc__cuda_staged *st);
+void kc__cuda_staged_free(kc__cuda_staged st[2]);
 int kc__cuda_lane_open(kc__cuda_state *s, kc__cuda_lane *L, unsigned flags);
 void kc__cuda_lane_close(kc__cuda_state *s, kc__cuda_lane *L);
 void kc__cuda_launch_finalize(kc__cuda_state *s);

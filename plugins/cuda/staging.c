@@ -414,10 +414,20 @@ static int write_words(kc__cuda_state *s, CUdeviceptr to,
   return 0;
 }
 
+/* The latest copy becomes the one before and the one before the latest;
+ * the counters of misses and skips stay with staged[0], the kernel's. */
+static void rotate(kc__cuda_kernel *K) {
+  kc__cuda_staged t = K->staged[0];
+  K->staged[0] = K->staged[1];
+  K->staged[1] = t;
+  K->staged[0].misses = t.misses;
+  K->staged[0].skip = t.skip;
+}
+
 int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
                    size_t n, int global, CUdeviceptr *dst) {
   kc__cuda_ring *r = &s->cur->ring;
-  kc__cuda_staged *st = &K->staged;
+  kc__cuda_staged *st = &K->staged[0], *before = &K->staged[1];
   int rc;
   if (n > (SIZE_MAX >> 2))
     return kc_backend_error(KC_ENOMEM,
@@ -425,24 +435,35 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
   /* The bytes of K's last launch, still in place: the device has them (the
    * copy was queued before on this lane's stream) and the kernel only
    * reads them, so pass the same address, or patch the span that changed
-   * there if it is at most half of them. */
+   * there if it is at most half of them.  Or the bytes of the whole copy
+   * before it, in place as well: pass that one's address. */
   size_t lo = 0, hi = n;
   int patch = 0;
   if (n && st->lane == s->cur && st->n == n && st->global == global && st->skip)
     st->skip--;
-  else if (n && staged_intact(s, K, st, n, global)) {
-    lo = first_diff(st->shadow, src, n);
-    if (lo == n) {
+  else if (n) {
+    const int latest = staged_intact(s, K, st, n, global);
+    if (latest && (lo = first_diff(st->shadow, src, n)) == n) {
       st->misses = 0;
       *dst = st->dev;
       return 0;
     }
-    hi = last_diff(st->shadow, src, n);
-    patch = hi - lo <= n / 2;
-    if (patch)
+    if (staged_intact(s, K, before, n, global) &&
+        memcmp(before->shadow, src, n) == 0) {
+      rotate(K);
       st->misses = 0;
-    else if (++st->misses >= 2)
-      st->skip = 7;
+      *dst = st->dev;
+      return 0;
+    }
+    if (latest) {
+      hi = last_diff(st->shadow, src, n);
+      patch = hi - lo <= n / 2;
+      if (patch)
+        st->misses = 0;
+      else if (++st->misses >= 2)
+        st->skip = 7;
+    } else
+      lo = 0;
   }
   if ((rc = ring_ready(s, r, n, global)) != 0)
     return rc;
@@ -452,10 +473,10 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
     patch = 0;
   const unsigned char *bytes = src;
   size_t off;
-  st->lane = NULL;
   if (patch) {
     /* As whole words if few: from the word holding lo to the one holding
      * hi - 1 (the bytes around the span are the device's already). */
+    st->lane = NULL;
     const size_t wlo = lo & ~(size_t)7, whi = KC__ALIGN_UP(hi, 8);
     rc = write_words(s, st->dev + wlo, bytes + wlo, (whi < n ? whi : n) - wlo);
     if (rc == NOT_WRITTEN && (rc = ring_reserve(s, r, hi - lo, &off)) == 0)
@@ -468,7 +489,11 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
     return 0;
   }
   /* The whole functor, to a slot of its own: the ring's (global) or the
-   * constant region's, each free once the copies before it ran. */
+   * constant region's, each free once the copies before it ran.  Its
+   * record is the one before the latest's, which it replaces; it becomes
+   * the latest once staged. */
+  kc__cuda_staged *nw = before;
+  nw->lane = NULL;
   if ((rc = ring_reserve(s, r, n, &off)) != 0)
     return rc;
   unsigned long long cpos = 0;
@@ -481,37 +506,40 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
   /* Remember where they went (a slot past half the ring, r->big, spans
    * both halves), and, unless the compares are being skipped, what. */
   const size_t half = r->size / 2;
-  st->lane = s->cur;
-  st->global = global;
-  st->n = n;
-  st->halves = r->big ? 3 : off < half ? 1 : 2;
-  st->stamp[0] = r->stamp[0];
-  st->stamp[1] = r->stamp[1];
-  st->cpos = cpos;
-  st->dev = to;
-  st->shadow_ok = 0;
+  nw->lane = s->cur;
+  nw->global = global;
+  nw->n = n;
+  nw->halves = r->big ? 3 : off < half ? 1 : 2;
+  nw->stamp[0] = r->stamp[0];
+  nw->stamp[1] = r->stamp[1];
+  nw->cpos = cpos;
+  nw->dev = to;
+  nw->shadow_ok = 0;
   if (n && !st->skip) {
-    if (st->shadow_cap < n) {
-      free(st->shadow);
-      st->shadow_cap = 0;
-      if ((st->shadow = malloc(n)) != NULL)
-        st->shadow_cap = n;
+    if (nw->shadow_cap < n) {
+      free(nw->shadow);
+      nw->shadow_cap = 0;
+      if ((nw->shadow = malloc(n)) != NULL)
+        nw->shadow_cap = n;
     }
     /* Without a shadow (out of memory) every launch copies. */
-    if (st->shadow) {
-      memcpy(st->shadow, src, n);
-      st->shadow_ok = 1;
+    if (nw->shadow) {
+      memcpy(nw->shadow, src, n);
+      nw->shadow_ok = 1;
     }
   }
+  rotate(K);
   *dst = to;
   return 0;
 }
 
-void kc__cuda_staged_free(kc__cuda_staged *st) {
-  free(st->shadow);
-  st->shadow = NULL;
-  st->shadow_cap = 0;
-  st->shadow_ok = 0;
+void kc__cuda_staged_free(kc__cuda_staged st[2]) {
+  for (int i = 0; i < 2; i++) {
+    free(st[i].shadow);
+    st[i].shadow = NULL;
+    st[i].shadow_cap = 0;
+    st[i].shadow_ok = 0;
+  }
 }
 
 void kc__cuda_launch_finalize(kc__cuda_state *s) {
