@@ -285,8 +285,8 @@ static CUdeviceptr constant_slot(kc__cuda_module *m, size_t n,
   return to;
 }
 
-/* Does K's last staged copy (st) still hold its bytes, on this lane and in
- * this mode, with the shadow to compare against? */
+/* Does a staged copy of K's (st: staged[0] or [1]) still hold its bytes,
+ * on this lane and in this mode, with the shadow to compare against? */
 static int staged_intact(const kc__cuda_state *s, const kc__cuda_kernel *K,
                          const kc__cuda_staged *st, size_t n, int global) {
   const kc__cuda_ring *r = &s->cur->ring;
@@ -435,35 +435,58 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
   /* The bytes of K's last launch, still in place: the device has them (the
    * copy was queued before on this lane's stream) and the kernel only
    * reads them, so pass the same address, or patch the span that changed
-   * there if it is at most half of them.  Or the bytes of the whole copy
-   * before it, in place as well: pass that one's address. */
+   * there if it is at most half of them.  Else the whole copy before it,
+   * in place as well: pass its address if it has the same bytes, or patch
+   * it (two functors in turn that also carry a changing scalar). */
   size_t lo = 0, hi = n;
-  int patch = 0;
+  int patch = 0, replace_latest = 0;
   if (n && st->lane == s->cur && st->n == n && st->global == global && st->skip)
     st->skip--;
   else if (n) {
-    const int latest = staged_intact(s, K, st, n, global);
+    const int latest = staged_intact(s, K, st, n, global),
+              prior = staged_intact(s, K, before, n, global);
     if (latest && (lo = first_diff(st->shadow, src, n)) == n) {
       st->misses = 0;
       *dst = st->dev;
       return 0;
     }
-    if (staged_intact(s, K, before, n, global) &&
-        memcmp(before->shadow, src, n) == 0) {
+    if (!latest)
+      lo = 0;
+    /* Compared from where the bytes left the latest copy's first: a copy
+     * that is not theirs most likely differs there. */
+    if (prior &&
+        memcmp(before->shadow + lo, (const char *)src + lo, n - lo) == 0 &&
+        memcmp(before->shadow, src, lo) == 0) {
       rotate(K);
-      st->misses = 0;
+      st->misses = st->skip = 0;
       *dst = st->dev;
       return 0;
     }
     if (latest) {
       hi = last_diff(st->shadow, src, n);
       patch = hi - lo <= n / 2;
-      if (patch)
-        st->misses = 0;
-      else if (++st->misses >= 2)
+    }
+    if (!patch && prior) {
+      const size_t lo1 = first_diff(before->shadow, src, n),
+                   hi1 = last_diff(before->shadow, src, n);
+      if (hi1 - lo1 <= n / 2) {
+        rotate(K);
+        lo = lo1;
+        hi = hi1;
+        patch = 1;
+      }
+    }
+    if (patch)
+      st->misses = 0;
+    else {
+      /* A wide change from a copy compared with (not a first staging, nor
+       * one whose copies were overwritten) */
+      if ((latest || prior) && ++st->misses >= 2)
         st->skip = 7;
-    } else
-      lo = 0;
+      /* A whole copy replaces the copy that is no longer valid, if one is
+       * and the other is. */
+      replace_latest = !latest && prior;
+    }
   }
   if ((rc = ring_ready(s, r, n, global)) != 0)
     return rc;
@@ -490,9 +513,10 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
   }
   /* The whole functor, to a slot of its own: the ring's (global) or the
    * constant region's, each free once the copies before it ran.  Its
-   * record is the one before the latest's, which it replaces; it becomes
-   * the latest once staged. */
-  kc__cuda_staged *nw = before;
+   * record is the one before the latest's (or the latest's, if only that
+   * one is no longer valid), which it replaces; it is the latest once
+   * staged. */
+  kc__cuda_staged *nw = replace_latest ? st : before;
   nw->lane = NULL;
   if ((rc = ring_reserve(s, r, n, &off)) != 0)
     return rc;
@@ -528,7 +552,8 @@ int kc__cuda_stage(kc__cuda_state *s, kc__cuda_kernel *K, const void *src,
       nw->shadow_ok = 1;
     }
   }
-  rotate(K);
+  if (nw == before)
+    rotate(K);
   *dst = to;
   return 0;
 }
