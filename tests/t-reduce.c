@@ -289,10 +289,10 @@ static void test_builtins(void) {
   /* 1000003: more indices than a GPU's resident threads (270336 on an
    * H100), so the CUDA backend launches a 1-D reduction's larger blocks
    * (plugins/cuda/launch.c, range_args) for every type and join. */
-  kc_index sizes[] = {0, 1, 2, 3, 7, 64, 1000, 4099, 100003, 1000003, 0};
-  const size_t nsizes =
-      sizeof sizes / sizeof sizes[0] - !env_size("T_REDUCE_N");
-  sizes[10] = env_size("T_REDUCE_N");
+  const kc_index extra = env_size("T_REDUCE_N");
+  const kc_index sizes[] = {0,    1,    2,      3,       7,    64,
+                            1000, 4099, 100003, 1000003, extra};
+  const size_t nsizes = sizeof sizes / sizeof sizes[0] - !extra;
   static const kc_index begins[] = {0, 17, -40};
   static const sched scheds[] = {{KC_SCHEDULE_STATIC, KC_AUTO},
                                  {KC_SCHEDULE_STATIC, 7},
@@ -336,9 +336,8 @@ static void test_result_in_kc_host_memory(void) {
 
 /* Large ranges (10^7, divided by KC_TEST_SCALE) from the index alone. */
 static void test_large(void) {
-  const kc_index n = env_size("T_REDUCE_LARGE")
-                         ? env_size("T_REDUCE_LARGE")
-                         : kc_test_large(10 * 1000 * 1000);
+  const kc_index set = env_size("T_REDUCE_LARGE");
+  const kc_index n = set ? set : kc_test_large(10 * 1000 * 1000);
   static const kc_index begins[] = {0, 123457, -5000000};
   static const sched scheds[] = {{KC_SCHEDULE_STATIC, KC_AUTO},
                                  {KC_SCHEDULE_DYNAMIC, 1000},
