@@ -300,6 +300,11 @@ int kc__malloc_on(void **out, size_t bytes, kc_space space, int device,
 /* The device of the allocation containing p (-1: none): 1, or 0 if p is
  * not in a kc allocation. */
 int kc__memory_device_of(const void *p, int *device) KC__HIDDEN;
+/* Marks (side 1) or unmarks (0) the allocation starting at p as a live
+ * mirror's side, whose last reference kc_free then refuses (KC_EINVAL):
+ * only kc_mirror_destroy, which unmarks it first, frees it.  0 if p starts
+ * no live allocation. */
+int kc__memory_mirror_side(const void *p, int side) KC__HIDDEN;
 /* Checks an output argument of `bytes` bytes at p that kc writes on the
  * host: inside a kc allocation it must have that much room and be host
  * memory; otherwise KC_EINVAL naming fn and what.  0 if p is not kc's. */

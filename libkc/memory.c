@@ -26,6 +26,7 @@ typedef struct record {
   int backend; /* allocated by the backend's mem_alloc */
   int device;  /* its device (kc_pointer_device), -1 if none */
   int told;    /* the tools heard of it (not from a tool's init) */
+  int mirror;  /* a live mirror's side: the mirror holds one reference */
   char *label;
 } record;
 
@@ -239,6 +240,17 @@ int kc__memory_device_of(const void *p, int *device) {
   return i >= 0;
 }
 
+int kc__memory_mirror_side(const void *p, int side) {
+  pthread_mutex_lock(&mem_lock);
+  long i = find(p);
+  if (i >= 0 && recs[i]->base == (uintptr_t)p)
+    recs[i]->mirror = side;
+  else
+    i = -1;
+  pthread_mutex_unlock(&mem_lock);
+  return i >= 0;
+}
+
 /* Takes p's record out of the table when this drops its last reference:
  * the record, NULL (still referenced), or NULL with *rc set. */
 static record *take(void *p, int *rc) {
@@ -255,6 +267,14 @@ static record *take(void *p, int *rc) {
                     "kc_free: %p points inside allocation '%s' (which starts "
                     "at %p), not at its start",
                     p, r->label, (void *)r->base);
+    r = NULL;
+  } else if (r->mirror && r->refcount == 1) {
+    /* Only the mirror's own reference is left: kc_mirror_destroy frees it
+     * (freed here, the mirror would sync from and to freed memory). */
+    *rc = kc__error(KC_EINVAL,
+                    "kc_free: %p is a side of mirror '%s'; "
+                    "kc_mirror_destroy frees it",
+                    p, r->label);
     r = NULL;
   } else if (--r->refcount > 0) {
     r = NULL; /* still referenced */

@@ -56,6 +56,8 @@ static int create(kc_mirror **out, size_t bytes, const char *label) {
     free(m);
     return rc;
   }
+  kc__memory_mirror_side(m->host, 1);
+  kc__memory_mirror_side(m->target, 1);
   *out = m;
   return 0;
 }
@@ -92,6 +94,8 @@ int kc_mirror_destroy(kc_mirror *m) {
     return rc;
   }
   if (m->gen == kc__rt.gen) {
+    kc__memory_mirror_side(m->host, 0);
+    kc__memory_mirror_side(m->target, 0);
     rc = kc_free(m->host);
     if (m->target != m->host) {
       int rc2 = kc_free(m->target);

@@ -18,7 +18,7 @@
  * KC_EINVAL and never a crash.  A handle is its object's address, so an
  * object given out again would make a stale handle live again, naming
  * somebody else's queue: dead objects wait in a FIFO and are given out
- * again only once more than KC__HANDLE_REUSE_AFTER others died after them
+ * again only once KC__HANDLE_REUSE_AFTER others have died after them
  * (creating and destroying in a loop stays within that many objects).
  * The plugin's handles are released with them (queue_destroy,
  * event_destroy), and at the last kc_finalize for those still alive.

@@ -240,7 +240,11 @@ KC_API int kc_malloc(void **out, size_t bytes, kc_space space,
 
 /* Drops one reference of a kc allocation; the last frees it (after a fence
  * when the backend may still use it).  NULL is a no-op.  A pointer kc did
- * not allocate, or one already freed, gives KC_ENOTKC and is left alone. */
+ * not allocate, or one already freed, gives KC_ENOTKC and is left alone.
+ * A side of a live mirror (kc_mirror_host/_target) whose only reference
+ * is the mirror's gives KC_EINVAL and is left alone: kc_mirror_destroy
+ * frees it (a reference the caller took with kc_retain is the caller's to
+ * drop). */
 KC_API int kc_free(void *p);
 
 /* Adds a reference to the allocation `p` points into.  KC_ENOTKC if none. */
@@ -385,7 +389,8 @@ KC_API int kc_event_elapsed(kc_event *start, kc_event *end, double *ms);
 typedef struct kc_mirror kc_mirror;
 
 KC_API int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label);
-/* Frees both sides and the handle; NULL is a no-op.  A mirror created
+/* Frees both sides (drops the mirror's reference to each) and the handle;
+ * NULL is a no-op.  A mirror created
  * before the last kc_finalize (which freed its memory) only has its handle
  * freed, even after kc_finalize (0); every other call on such a mirror is
  * KC_EINVAL. */
