@@ -1243,7 +1243,9 @@ contains
   ! ----------------------------------------------------------- dispatch
 
   !> Runs `kernel` over `policy` with the functor c_loc(f), c_sizeof(f)
-  !> (c_null_ptr, 0 for none).  A blank label names the launch after the
+  !> (c_null_ptr, 0 for none: only for a kernel registered without a
+  !> functor size; one that kcc built takes its functor, KC_EINVAL
+  !> otherwise).  A blank label names the launch after the
   !> kernel.
   subroutine kc_parallel_for(label, kernel, policy, functor, functor_size, &
       stat)

@@ -183,6 +183,14 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
     l->policy.end[0] = p->league_size;
     break;
   }
+  /* A kernel registered with its functor's size (kcc's macros) reads its
+   * functor through the pointer: without one it would read through NULL.
+   * Checked last, so that a bad policy is named first. */
+  if (kc__unlikely(!functor_size) && k->functor_size)
+    return kc__error(KC_EINVAL,
+                     "%s: kernel '%s' takes a %zu-byte functor; none was "
+                     "given (functor_size 0)",
+                     fn, ki->name, k->functor_size);
   l->label = ki->name;
   l->kernel = ki;
   l->functor = functor;

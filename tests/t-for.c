@@ -207,8 +207,16 @@ static void test_bad_arguments(void) {
   KC_CHECK_ERR(kc_parallel_for("null policy", KC_TEST_KERNEL(kt_fill), NULL, &f,
                                sizeof f),
                KC_EINVAL);
-  KC_CHECK_OK(
-      kc_parallel_for("no functor", KC_TEST_KERNEL(kt_nothing), &p, NULL, 0));
+  /* No functor for a kernel that takes one (it reads it through the
+   * pointer, kt_fill's body would write through NULL): refused.  Before,
+   * size 0 was let through and the body read through NULL. */
+  KC_CHECK_ERR(
+      kc_parallel_for("no functor", KC_TEST_KERNEL(kt_fill), &p, NULL, 0),
+      KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "none was given");
+  KC_CHECK_ERR(
+      kc_parallel_for("no functor", KC_TEST_KERNEL(kt_nothing), &p, NULL, 0),
+      KC_EINVAL);
   KC_CHECK_OK(kc_fence());
 }
 

@@ -705,13 +705,14 @@ KC_API int kc_kernel_set_team_scratch(kc_kernel *k, kc_team_scratch_fn fn);
 
 /* Runs `kernel` over `policy`.  The functor (functor_size bytes at
  * `functor`; NULL allowed only with size 0; a kernel registered with its
- * functor's size, as kcc's macros do, takes exactly that size or 0) is
- * copied before the call
+ * functor's size, as kcc's macros do, takes exactly that size: it reads
+ * its functor, so none (size 0) is KC_EINVAL) is copied before the call
  * returns, so the caller may reuse it at once.  Asynchronous on device
  * backends: kc_fence() waits.  `label` names the launch for profiling tools
  * (NULL or "": the kernel's name; tools get no empty kernel name).
  * Errors: KC_EINVAL (NULL kernel, NULL functor with size > 0, functor_size
- * over PTRDIFF_MAX or not the kernel's functor size, policy that does not fit
+ * over PTRDIFF_MAX or not the kernel's functor size (0 included), policy
+ * that does not fit
  * the kernel's kind, chunk 0), KC_ERANGE (end < begin, a range of more than
  * INT64_MAX indices, a box of more than INT64_MAX points, a negative league
  * size; the CUDA backend also refuses 1-D ranges ending within 2^44 of
