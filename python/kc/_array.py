@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _lib
 from . import _runtime
-from ._errors import check, by_code, by_name
+from ._errors import check, by_code, by_name, byte_value, c_str
 
 L = _lib.lib
 
@@ -110,11 +110,12 @@ class Array:
         self.dtype = _kc_dtype(dtype)
         self.size, self.nbytes = _size_and_nbytes(self.shape, self.dtype)
         self.space = _runtime.SPACE_NAMES[_space_index(space)]
+        clabel = c_str(label, "kc.Array: label") or None
         self.label = label
         self._session = _runtime.session_id()
         p = ctypes.c_void_p()
         check(L.kc_malloc(ctypes.byref(p), self.nbytes, _space_index(space),
-                          label.encode() if label else None), "kc_malloc")
+                          clabel), "kc_malloc")
         self.ptr = p.value
         self._freed = False
         self._host = not _distinct(_space_index(space))
@@ -184,11 +185,20 @@ class Array:
         return out
 
     def from_host(self, a):
-        """Copies a numpy array (or anything np.asarray takes) of the same
-        size in bytes into this array."""
+        """Copies a numpy array (or anything np.asarray takes) with as many
+        elements as this array into it, converting each element to this
+        array's dtype (as np.asarray(a, dtype) does)."""
         self._live()
+        given = a
         a = np.ascontiguousarray(a, dtype=self.dtype)
-        _host_contiguous(a, self.nbytes, "source")
+        if a.nbytes != self.nbytes:
+            # Said in what the caller passed, not in the converted copy.
+            what = given if isinstance(given, np.ndarray) else a
+            raise by_code[-1](-1, "from_host: the source has %d elements "
+                              "of %s (%d bytes), the kc.Array %d elements "
+                              "of %s (%d bytes)" %
+                              (what.size, what.dtype, what.nbytes, self.size,
+                               self.dtype, self.nbytes))
         check(L.kc_memcpy(self.ptr, a.ctypes.data, self.nbytes),
               "kc_memcpy")
         return self
@@ -207,10 +217,8 @@ class Array:
     def fill_bytes(self, value):
         """Sets every byte to `value` (kc_memset): -128 to 255."""
         self._live()
-        if not -128 <= int(value) <= 255:
-            raise by_code[-1](-1, "fill_bytes: %d is not a byte value" %
-                              int(value))
-        check(L.kc_memset(self.ptr, int(value), self.nbytes), "kc_memset")
+        value = byte_value(value, "fill_bytes")
+        check(L.kc_memset(self.ptr, value, self.nbytes), "kc_memset")
         return self
 
     # -- CUDA array interface (version 3) --------------------------------
@@ -380,8 +388,14 @@ def _ptr_and_nbytes(obj, write=False):
         n = int(np.prod(cai["shape"], dtype=np.int64)) * \
             np.dtype(cai["typestr"]).itemsize
         return int(cai["data"][0] or 0), n
+    if isinstance(obj, np.generic):
+        raise by_code[-1](-1, "a numpy scalar (dtype %s) has no lasting "
+                          "address: it is immutable, and numpy copies it "
+                          "into a temporary that is freed before kc would "
+                          "use the pointer; pass an array (np.array([x]), "
+                          "or the array the scalar came from)" % obj.dtype)
     if isinstance(obj, np.ndarray) or hasattr(obj, "__array_interface__"):
-        a = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
+        a = obj if isinstance(obj, np.ndarray) else _viewed(obj)
         if not a.flags.c_contiguous:
             raise by_code[-1](-1, "the numpy array must be C-contiguous "
                               "(np.ascontiguousarray makes a copy)")
@@ -396,6 +410,25 @@ def _ptr_and_nbytes(obj, write=False):
     raise by_code[-1](-1, "%s is not an array kc can use (no "
                       "__cuda_array_interface__, __array_interface__ or "
                       "__dlpack__)" % type(obj).__name__)
+
+
+def _viewed(obj):
+    """np.asarray(obj) for an object with __array_interface__, refused
+    unless it views memory the object itself holds: a pointer into a copy
+    (or into a buffer made for the call) would be freed on return."""
+    a = np.asarray(obj)
+    root = a
+    while isinstance(root, np.ndarray) and root.base is not None:
+        root = root.base
+    if isinstance(root, memoryview):  # "data": None, obj's own buffer
+        root = root.obj
+    if root is not obj:
+        raise by_code[-1](-1, "np.asarray of the %s is not a view of its "
+                          "memory (its __array_interface__ gives a copy or "
+                          "a temporary buffer, freed before kc would use "
+                          "the pointer); pass a numpy array" %
+                          type(obj).__name__)
+    return a
 
 
 def _check_compact(cai, what):
@@ -467,7 +500,7 @@ class Mirror:
         n = _size_and_nbytes(self.shape, self.dtype)[1]
         m = ctypes.c_void_p()
         check(L.kc_mirror_create(ctypes.byref(m), n,
-                                 label.encode() if label else None),
+                                 c_str(label, "kc.Mirror: label") or None),
               "kc_mirror_create")
         self._m = m.value
         self._session = _runtime.session_id()

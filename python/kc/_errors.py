@@ -5,7 +5,14 @@ named after the code (``kc.EINVAL``, ``kc.ENOMEM``, ...).  An exception
 carries the code, its name, kc's message for it and kc_last_error()'s
 detail of the failed call.  The list is read from the library at import, so
 codes added to the C list appear here without a change.
+
+The checks of the values the binding hands to C parameters and fields
+live here too, raising those exceptions: ctypes cuts an integer to its C
+type silently (2**64 + 4 became 4), so every integer passes through
+to_c() (or byte_value()), and every string through c_str().
 """
+
+import ctypes
 
 from . import _lib
 
@@ -81,3 +88,60 @@ def check(rc, call=""):
     if rc < 0:
         raise_for(rc, call)
     return rc
+
+
+# The C types of kc's parameters and fields, by what the messages call
+# them, and the range of every ctypes integer type.
+C_TYPES = {"int": ctypes.c_int, "kc_index": _lib.kc_index,
+           "size_t": ctypes.c_size_t}
+
+
+def int_range(ctype):
+    """(lowest, highest) value of the ctypes integer type `ctype`."""
+    bits = 8 * ctypes.sizeof(ctype)
+    if ctype(-1).value < 0:
+        return -2**(bits - 1), 2**(bits - 1) - 1
+    return 0, 2**bits - 1
+
+
+INT_TYPES = {t: int_range(t) for t in (
+    ctypes.c_byte, ctypes.c_ubyte, ctypes.c_short, ctypes.c_ushort,
+    ctypes.c_int, ctypes.c_uint, ctypes.c_long, ctypes.c_ulong,
+    ctypes.c_longlong, ctypes.c_ulonglong, ctypes.c_size_t,
+    ctypes.c_ssize_t, ctypes.c_int8, ctypes.c_uint8, ctypes.c_int16,
+    ctypes.c_uint16, ctypes.c_int32, ctypes.c_uint32, ctypes.c_int64,
+    ctypes.c_uint64)}
+
+
+def to_c(value, ctype, what, code=-1):
+    """int(value), refused with error `code` (kc.EINVAL; kc.ERANGE for
+    iteration bounds) naming `what` when the C type `ctype` (a name of
+    C_TYPES or a ctypes type) cannot hold it."""
+    name = ctype if isinstance(ctype, str) else ctype.__name__
+    lo, hi = INT_TYPES[C_TYPES.get(ctype, ctype)]
+    v = int(value)
+    if not lo <= v <= hi:
+        raise by_code[code](code, "%s is %d, outside its C type's range "
+                            "(%s: [%d, %d])" % (what, v, name, lo, hi))
+    return v
+
+
+def byte_value(value, what):
+    """A memset value: -128 to 255 (C's memset keeps the low byte)."""
+    v = int(value)
+    if not -128 <= v <= 255:
+        raise by_code[-1](-1, "%s: %d is not a byte value (-128 to 255)" %
+                          (what, v))
+    return v
+
+
+def c_str(value, what, none_ok=True):
+    """The bytes of a string parameter (None stays None where allowed)."""
+    if value is None and none_ok:
+        return None
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, bytes):
+        return value
+    raise by_code[-1](-1, "%s must be a str%s, not %s" % (
+        what, " or None" if none_ok else "", type(value).__name__))

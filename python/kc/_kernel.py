@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _lib
 from . import _array
-from ._errors import check, by_code, by_name
+from ._errors import check, by_code, by_name, c_str, to_c, INT_TYPES
 
 L = _lib.lib
 AUTO = _lib.KC_AUTO
@@ -33,12 +33,6 @@ _SIG = {"p": ctypes.c_void_p, "i": ctypes.c_int32, "I": ctypes.c_uint32,
         "l": ctypes.c_int64, "L": ctypes.c_uint64, "f": ctypes.c_float,
         "d": ctypes.c_double}
 
-# ctypes cuts an integer to its type silently: the signature letters'
-# ranges are checked instead.
-_INT_RANGE = {ctypes.c_int32: (-2**31, 2**31 - 1), ctypes.c_uint32: (0, 2**32 - 1),
-              ctypes.c_int64: (-2**63, 2**63 - 1),
-              ctypes.c_uint64: (0, 2**64 - 1)}
-
 STATIC, DYNAMIC = 0, 1
 _FOR_KINDS = (FOR, MDFOR, TEAM)
 
@@ -47,16 +41,26 @@ def _inval(msg):
     return by_code[-1](-1, msg)
 
 
+_ERANGE = by_name["RANGE"].code
+
+
+def _bound(value, what):
+    """An iteration bound: a kc_index, else kc.ERANGE (as C refuses a
+    range it cannot count)."""
+    return to_c(value, "kc_index", what, _ERANGE)
+
+
 # ------------------------------------------------------------- policies
 
 def range_(begin, end=None, schedule=STATIC, chunk=AUTO):
     """A 1-D range [begin, end) (range_(n) is [0, n))."""
     if end is None:
         begin, end = 0, begin
+    begin, end = _bound(begin, "range begin"), _bound(end, "range end")
     if schedule == STATIC and chunk == AUTO:
-        return L.kc_range(int(begin), int(end))
-    return L.kc_range_schedule(int(begin), int(end), int(schedule),
-                               int(chunk))
+        return L.kc_range(begin, end)
+    return L.kc_range_schedule(begin, end, to_c(schedule, "int", "schedule"),
+                               to_c(chunk, "kc_index", "chunk"))
 
 
 ITERATE_RIGHT, ITERATE_LEFT = 0, 1
@@ -70,22 +74,31 @@ def mdrange(begin, end, tile=None, iterate=ITERATE_RIGHT):
     if len(end) != rank or (tile is not None and len(tile) != rank):
         raise _inval("mdrange: begin, end and tile differ in length")
     arr = _lib.kc_index * max(rank, 1)
-    t = arr(*tile) if tile is not None else None
-    p = L.kc_mdrange(rank, arr(*begin), arr(*end), t)
+    b = arr(*[_bound(v, "mdrange begin[%d]" % d) for d, v in enumerate(begin)])
+    e = arr(*[_bound(v, "mdrange end[%d]" % d) for d, v in enumerate(end)])
+    t = None if tile is None else arr(*[
+        to_c(v, "kc_index", "mdrange tile[%d]" % d)
+        for d, v in enumerate(tile)])
+    p = L.kc_mdrange(rank, b, e, t)
     if iterate != ITERATE_RIGHT:
-        check(L.kc_policy_set_iterate(ctypes.byref(p), int(iterate)),
+        check(L.kc_policy_set_iterate(ctypes.byref(p),
+                                      to_c(iterate, "int", "iterate")),
               "kc_policy_set_iterate")
     return p
 
 
 def team(league_size, team_size=AUTO, vector_length=1, scratch=None):
     """A league of teams.  scratch: {level: (per_team, per_thread)}."""
-    p = L.kc_team_policy(int(league_size), int(team_size),
-                         int(vector_length))
+    p = L.kc_team_policy(_bound(league_size, "team league_size"),
+                         to_c(team_size, "int", "team_size"),
+                         to_c(vector_length, "int", "vector_length"))
     for level, (per_team, per_thread) in (scratch or {}).items():
-        check(L.kc_policy_set_scratch(ctypes.byref(p), int(level),
-                                      int(per_team), int(per_thread)),
-              "kc_policy_set_scratch")
+        what = "scratch level %r" % (level,)
+        check(L.kc_policy_set_scratch(
+            ctypes.byref(p), to_c(level, "int", "scratch level"),
+            to_c(per_team, "size_t", what + " per_team"),
+            to_c(per_thread, "size_t", what + " per_thread")),
+            "kc_policy_set_scratch")
     return p
 
 
@@ -144,8 +157,12 @@ def _functor_bytes(f):
 def struct(cls, **fields):
     """Builds a ctypes.Structure of class `cls`, converting arrays given for
     pointer fields (c_void_p or POINTER(...)) with kc.data_ptr.  A field
-    name cls does not have is an error (no silent zero)."""
-    names = {name: ctype for name, ctype, *_ in cls._fields_}
+    name cls does not have is an error (no silent zero), and so is an
+    integer its field's C type cannot hold (kc.EINVAL; ctypes would cut
+    it)."""
+    # Bit fields (a third item) are left to ctypes.
+    names = {f[0]: f[1] for f in cls._fields_}
+    plain = {f[0] for f in cls._fields_ if len(f) == 2}
     obj = cls()
     for name, value in fields.items():
         if name not in names:
@@ -159,6 +176,9 @@ def struct(cls, **fields):
             value = _array.data_ptr(value)
             if ctype is not ctypes.c_void_p:
                 value = ctypes.cast(value, ctype)
+        elif ctype in INT_TYPES and name in plain and \
+                isinstance(value, (int, np.integer)):
+            value = to_c(value, ctype, "%s.%s" % (cls.__name__, name))
         setattr(obj, name, value)
     return obj
 
@@ -201,8 +221,9 @@ class Kernel:
     def __repr__(self):
         return "kc.Kernel(%r, kind=%r)" % (self.name, self.kind)
 
-    def _label(self, label):
-        return label.encode() if label else None
+    @staticmethod
+    def _label(label):
+        return c_str(label, "label") or None
 
     def _no_functor(self, fs):
         """The C launch calls take a functor of size 0 as 'none': a kernel
@@ -215,14 +236,14 @@ class Kernel:
     def for_(self, policy, functor=None, label=None):
         """kc_parallel_for; asynchronous on device backends (kc.fence())."""
         p = policy if type(policy) is _Policy else _policy(policy)
+        lb = None if label is None else self._label(label)
         if isinstance(functor, _Structure):  # the common case, kept short
-            rc = _pfor(label.encode() if label else None, self.handle,
-                       _byref(p), _addressof(functor), _sizeof(functor))
+            rc = _pfor(lb, self.handle, _byref(p), _addressof(functor),
+                       _sizeof(functor))
         else:
             fp, fs, keep = _functor_bytes(functor)
             self._no_functor(fs)
-            rc = _pfor(label.encode() if label else None, self.handle,
-                       _byref(p), fp, fs)
+            rc = _pfor(lb, self.handle, _byref(p), fp, fs)
             del keep
         if rc:
             check(rc, "kc_parallel_for")
@@ -321,12 +342,9 @@ class Kernel:
         for t, a in zip(self._argtypes, args):
             if t is ctypes.c_void_p and not isinstance(a, (int, type(None))):
                 a = _array.data_ptr(a)
-            elif t in _INT_RANGE:
-                lo, hi = _INT_RANGE[t]
-                if not lo <= int(a) <= hi:
-                    raise _inval("argument %d of kernel '%s' is %d, outside "
-                                 "its C type's range [%d, %d]" %
-                                 (len(vals) + 1, self.name, int(a), lo, hi))
+            elif t in INT_TYPES:
+                a = to_c(a, t, "argument %d of kernel '%s'" %
+                          (len(vals) + 1, self.name))
             vals.append(t(a))
         argv = (ctypes.c_void_p * max(len(vals), 1))(
             *[ctypes.addressof(v) for v in vals])
@@ -362,7 +380,7 @@ class _Launch:
         fp, fs, keep = _functor_bytes(functor)
         k._no_functor(fs)
         self._keep = (k, p, keep)
-        self._args = (ctypes.c_char_p(label.encode() if label else None),
+        self._args = (ctypes.c_char_p(Kernel._label(label)),
                       ctypes.c_void_p(k.handle), ctypes.byref(p),
                       ctypes.c_void_p(fp), ctypes.c_size_t(fs))
 
@@ -375,7 +393,8 @@ class _Launch:
 def kernel(name):
     """The registered kernel `name` (kc.ENOKERNEL if none)."""
     h = ctypes.c_void_p()
-    check(L.kc_kernel_get(name.encode(), ctypes.byref(h)), "kc_kernel_get")
+    check(L.kc_kernel_get(c_str(name, "kc.kernel: the name", none_ok=False),
+                          ctypes.byref(h)), "kc_kernel_get")
     return Kernel(h.value)
 
 
@@ -386,9 +405,10 @@ def register_call(name, host, signature, ptx=None, ptx_entry=None):
     the life of the process, as kc requires."""
     d = _lib.KernelDesc()
     d.struct_size = ctypes.sizeof(d)
-    keep = [name.encode(), signature.encode(),
-            ptx.encode() if ptx else None,
-            ptx_entry.encode() if ptx_entry else None, host]
+    keep = [c_str(name, "register_call: name", none_ok=False),
+            c_str(signature, "register_call: signature", none_ok=False),
+            c_str(ptx, "register_call: ptx") or None,
+            c_str(ptx_entry, "register_call: ptx_entry") or None, host]
     _registered.append(keep)
     d.name, d.signature, d.ptx, d.ptx_entry = keep[0], keep[1], keep[2], \
         keep[3]

@@ -4,7 +4,7 @@ import ctypes
 
 from . import _runtime
 from ._array import _ptr_and_nbytes
-from ._errors import check, by_code
+from ._errors import check, by_code, byte_value, to_c
 from ._lib import lib as L, Policy as _Policy
 
 
@@ -21,7 +21,8 @@ class Queue:
             check(L.kc_queue_device(None, ctypes.byref(d)), "kc_queue_device")
             device = d.value
         h = ctypes.c_void_p()
-        check(L.kc_queue_create(ctypes.byref(h), int(device)),
+        check(L.kc_queue_create(ctypes.byref(h),
+                                to_c(device, "int", "kc.Queue: device")),
               "kc_queue_create")
         self._h = h.value
         self._session = _runtime.session_id()
@@ -64,20 +65,24 @@ class Queue:
         nbytes defaults to the smaller of the two."""
         d, dn = _ptr_and_nbytes(dst, write=True)
         s, sn = _ptr_and_nbytes(src)
-        n = min(dn, sn) if nbytes is None else int(nbytes)
-        if n < 0 or n > dn or n > sn:
+        n = min(dn, sn) if nbytes is None else to_c(
+            nbytes, "size_t", "kc.Queue.memcpy: nbytes")
+        if n > dn or n > sn:
             raise by_code[-1](-1, "kc.Queue.memcpy: %d bytes, but dst has %d "
                               "and src %d" % (n, dn, sn))
         check(L.kc_memcpy_on(self._live(), d, s, n), "kc_memcpy_on")
 
     def memset(self, dst, value, nbytes=None):
-        """kc_memset_on: fills bytes of dst with value on this queue."""
+        """kc_memset_on: fills bytes of dst with value (-128 to 255) on this
+        queue."""
+        value = byte_value(value, "kc.Queue.memset")
         d, dn = _ptr_and_nbytes(dst, write=True)
-        n = dn if nbytes is None else int(nbytes)
-        if n < 0 or n > dn:
+        n = dn if nbytes is None else to_c(nbytes, "size_t",
+                                           "kc.Queue.memset: nbytes")
+        if n > dn:
             raise by_code[-1](-1, "kc.Queue.memset: %d bytes, but dst has %d"
                               % (n, dn))
-        check(L.kc_memset_on(self._live(), d, int(value), n), "kc_memset_on")
+        check(L.kc_memset_on(self._live(), d, value, n), "kc_memset_on")
 
     def fence(self):
         check(L.kc_queue_fence(self._live()), "kc_queue_fence")
@@ -103,8 +108,20 @@ class Queue:
             pass
 
 
+def _queue(queue, what):
+    """The handle of `queue`, a live kc.Queue or None (the default
+    queue)."""
+    if queue is None:
+        return None
+    if not isinstance(queue, Queue):
+        raise by_code[-1](-1, "%s takes a kc.Queue or None, not %s" %
+                          (what, type(queue).__name__))
+    return queue._live()
+
+
 def on(policy, queue):
     """kc_policy_on: `policy` on `queue` (None: the default queue)."""
+    _queue(queue, "kc.on")
     if queue is None:
         from ._kernel import _policy
         p = _Policy()
@@ -132,17 +149,15 @@ class Event:
                               "was finalised since it was made)")
         return self._h
 
-    @staticmethod
-    def _q(queue):
-        return None if queue is None else queue._live()
-
     def record(self, queue=None):
-        check(L.kc_event_record(self._live(), self._q(queue)),
+        check(L.kc_event_record(self._live(),
+                                _queue(queue, "kc.Event.record")),
               "kc_event_record")
         return self
 
     def wait(self, queue=None):
-        check(L.kc_event_wait(self._q(queue), self._live()), "kc_event_wait")
+        check(L.kc_event_wait(_queue(queue, "kc.Event.wait"), self._live()),
+              "kc_event_wait")
 
     def synchronize(self):
         check(L.kc_event_synchronize(self._live()), "kc_event_synchronize")
@@ -153,6 +168,9 @@ class Event:
     def elapsed(self, end):
         """Milliseconds from this event to `end` (both recorded and
         complete)."""
+        if not isinstance(end, Event):
+            raise by_code[-1](-1, "kc.Event.elapsed takes the end kc.Event, "
+                              "not %s" % type(end).__name__)
         ms = ctypes.c_double(0)
         check(L.kc_event_elapsed(self._live(), end._live(), ctypes.byref(ms)),
               "kc_event_elapsed")

@@ -4,7 +4,7 @@ import contextlib
 import threading
 
 from . import _lib
-from ._errors import check
+from ._errors import check, c_str
 
 L = _lib.lib
 
@@ -130,7 +130,8 @@ def info():
 @contextlib.contextmanager
 def region(name):
     """A profiling region (kokkosp_push/pop_profile_region) around a block."""
-    check(L.kc_region_push(name.encode()), "kc_region_push")
+    check(L.kc_region_push(c_str(name, "kc.region: name", none_ok=False)),
+          "kc_region_push")
     try:
         yield
     finally:
@@ -138,7 +139,8 @@ def region(name):
 
 
 def region_push(name):
-    check(L.kc_region_push(name.encode()), "kc_region_push")
+    check(L.kc_region_push(c_str(name, "kc.region_push: name",
+                                 none_ok=False)), "kc_region_push")
 
 
 def region_pop():
@@ -151,4 +153,5 @@ def declare_metadata(key, value):
 
 
 def profile_event(name):
-    check(L.kc_profile_event(name.encode()), "kc_profile_event")
+    check(L.kc_profile_event(c_str(name, "kc.profile_event: name",
+                                   none_ok=False)), "kc_profile_event")

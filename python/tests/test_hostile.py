@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import kc
-from conftest import Saxpy, Scan, XY
+from conftest import MD, Saxpy, Scan, XY
 
 
 def test_mirror_host_keeps_the_mirror_alive(session):
@@ -239,3 +239,184 @@ def test_a_library_of_another_abi_is_refused(tmp_path):
     r = subprocess.run([sys.executable, "-c", "import kc"], env=env,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode != 0 and "ImportError" in r.stderr, r.stderr
+
+
+def test_numpy_scalars_have_no_lasting_address(lib, session):
+    # np.asarray of a numpy scalar is a copy freed on return: the pointer
+    # kc got was freed memory, and q.memset(scalar, 0xff) in a loop
+    # corrupted the heap (SIGSEGV).
+    big = np.zeros(1, dtype="V2000")[0]
+    src = kc.to_device(np.ones(1))
+    no_address = "numpy scalar .* no lasting address.*pass an array"
+    with kc.Queue() as q:
+        for s in (np.float64(1.5), big, np.int32(3)):
+            with pytest.raises(kc.EINVAL, match=no_address):
+                q.memset(s, 0xff)
+            with pytest.raises(kc.EINVAL, match=no_address):
+                q.memcpy(s, src)
+        with pytest.raises(kc.EINVAL, match=no_address):
+            q.memcpy(np.zeros(1), np.float64(1.5))
+    with pytest.raises(kc.EINVAL, match=no_address):
+        kc.struct(XY, x=np.float64(1.5), y=src)
+    with pytest.raises(kc.EINVAL, match=no_address):
+        kc.Array(1).copy_(np.float64(1.5))
+    with pytest.raises(kc.EINVAL, match=no_address):
+        kc.data_ptr(big)
+    with pytest.raises(kc.EINVAL, match=no_address):
+        kc.pointer_info(np.float64(0))
+    if session.backend != "cuda":  # the CALL kernel is host-only
+        k = kc.register_call("pyt_scalar_p", lib.cdll.pyk_scale, "pd")
+        with pytest.raises(kc.EINVAL, match=no_address):
+            k(1, np.float64(2.0), 3.0)
+    # A 0-d or 1-element array is the way, and works.
+    one = np.array(1.5)
+    kc.Array((), np.float64).copy_(one)
+    assert kc.data_ptr(one) == one.ctypes.data
+
+
+def test_array_interfaces_must_view_the_objects_memory(session):
+    # An __array_interface__ giving a fresh buffer (a copy made per call)
+    # leaves kc a pointer to memory freed when the call returns.
+    class Fresh:
+        @property
+        def __array_interface__(self):
+            return {"shape": (4,), "typestr": "<f8", "version": 3,
+                    "data": bytes(32)}
+
+    class Holds:
+        def __init__(self):
+            self.a = np.arange(4.0)
+            self.__array_interface__ = self.a.__array_interface__
+
+    class OwnBuffer(bytearray):
+        @property
+        def __array_interface__(self):
+            return {"shape": (4,), "typestr": "<f8", "version": 3,
+                    "data": None}
+
+    with pytest.raises(kc.EINVAL, match="not a view of its memory"):
+        kc.data_ptr(Fresh())
+    with kc.Queue() as q:
+        with pytest.raises(kc.EINVAL, match="not a view"):
+            q.memcpy(np.zeros(4), Fresh())
+    h = Holds()
+    assert kc.data_ptr(h) == h.a.ctypes.data
+    b = OwnBuffer(32)
+    with kc.Queue() as q:
+        q.memcpy(b, np.full(4, 2.0))
+        q.fence()
+    assert np.frombuffer(b, np.float64).tolist() == [2.0] * 4
+
+
+def test_policy_integers_are_not_cut_to_their_c_type(lib, session):
+    # ctypes cut policy fields modulo their C type: kc.range(0, 2**64 + 2)
+    # was [0, 2), a team_size of 2**32 + 1 was 1, a scratch size of -1
+    # was 2**64 - 1.
+    outside = "outside its C type's range"
+    with pytest.raises(kc.ERANGE, match="range end is 18446744073709551618"):
+        kc.range(0, 2**64 + 2)
+    with pytest.raises(kc.ERANGE, match="range begin .*" + outside):
+        kc.range(-2**63 - 1, 0)
+    # Not "end -1 < begin 0": the uint64 is refused as itself.
+    with pytest.raises(kc.ERANGE, match="end is 18446744073709551615, " +
+                       outside):
+        kc.range(0, np.uint64(2**64 - 1))
+    with pytest.raises(kc.EINVAL, match="chunk .*" + outside):
+        kc.range(0, 10, kc.DYNAMIC, 2**64 + 1)
+    with pytest.raises(kc.EINVAL, match="team_size is 4294967297"):
+        kc.team(2**32 + 5, 2**32 + 1)
+    with pytest.raises(kc.ERANGE, match="league_size .*" + outside):
+        kc.team(2**64 + 5)
+    with pytest.raises(kc.EINVAL, match="vector_length"):
+        kc.team(4, 1, 2**32 + 1)
+    with pytest.raises(kc.EINVAL, match="per_team is -1, " + outside):
+        kc.team(4, scratch={0: (-1, 0)})
+    with pytest.raises(kc.EINVAL, match="per_thread is 18446744073709551616"):
+        kc.team(4, scratch={1: (0, 2**64)})
+    with pytest.raises(kc.EINVAL, match="scratch level is 4294967296"):
+        kc.team(4, scratch={2**32: (0, 0)})
+    with pytest.raises(kc.ERANGE, match=r"mdrange end\[1\]"):
+        kc.mdrange((0, 0), (4, 2**64 + 4))
+    with pytest.raises(kc.ERANGE, match=r"mdrange begin\[0\]"):
+        kc.mdrange((-2**64, 0), (4, 4))
+    with pytest.raises(kc.EINVAL, match=r"mdrange tile\[0\]"):
+        kc.mdrange((0, 0), (4, 4), (2**64 + 2, 1))
+    with pytest.raises(kc.EINVAL, match="device is 4294967296"):
+        kc.Queue(device=2**32)
+    with pytest.raises(kc.EINVAL, match="MD.ld is 18446744073709551621"):
+        kc.struct(MD, ld=2**64 + 5)
+    # The launches: [0, 4) and 3.0 came back before.
+    x = kc.to_device(np.ones(8))
+    y = kc.to_device(np.zeros(8, np.float32))
+    f = kc.struct(Saxpy, a=1.0, x=kc.to_device(np.ones(8, np.float32)), y=y)
+    with pytest.raises(kc.ERANGE, match="range end"):
+        lib["pyk_saxpy"](2**64 + 4, f)
+    with pytest.raises(kc.ERANGE, match="range begin"):
+        lib["pyk_dot"]((2**64, 2**64 + 3), kc.struct(XY, x=x, y=x))
+    kc.fence()
+    assert not y.to_host().any()
+    # The ends of each range still work.
+    assert kc.range(-2**63, 2**63 - 1).end[0] == 2**63 - 1
+    assert kc.range(0, np.uint64(5)).end[0] == 5
+    assert kc.team(3, 2**31 - 1).team_size == 2**31 - 1
+    assert kc.struct(MD, ld=-2**63).ld == -2**63
+
+
+def test_queue_memset_takes_only_byte_values(session):
+    # kc_memset_on's int was cut to its low byte: 300 filled with 44,
+    # 2**40 + 7 with 7.
+    a = np.zeros(4, np.uint8)
+    with kc.Queue() as q:
+        for v in (300, 2**40 + 7, -129, 256):
+            with pytest.raises(kc.EINVAL, match="kc.Queue.memset: %d is not "
+                               "a byte value" % v):
+                q.memset(a, v)
+        q.fence()
+        assert not a.any()
+        with pytest.raises(kc.EINVAL, match="nbytes is -1"):
+            q.memset(a, 1, -1)
+        q.memset(a, 255, 2)
+        q.memset(a[2:], -128)
+        q.fence()
+    assert a.tolist() == [255, 255, 128, 128]
+
+
+def test_from_host_reports_what_was_passed(session):
+    # The message gave the size of the float64 copy (64 bytes) of the 32
+    # bytes passed.
+    with pytest.raises(kc.EINVAL, match="source has 8 elements of int32 "
+                       r"\(32 bytes\), the kc.Array 4 elements of float64"):
+        kc.Array(4).from_host(np.arange(8, dtype=np.int32))
+    # Elements are converted to the array's dtype, as documented.
+    a = kc.Array(4).from_host(np.arange(4, dtype=np.int32))
+    assert a.to_host().tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_wrong_argument_types_are_refused_by_name(lib, session):
+    # These raised AttributeError ('int' object has no attribute '_live'
+    # or 'encode') from inside the binding.
+    with pytest.raises(kc.EINVAL, match="elapsed takes the end kc.Event, "
+                       "not int"):
+        kc.Event().elapsed(5)
+    with pytest.raises(kc.EINVAL, match="kc.kernel: the name must be a str"):
+        kc.kernel(None)
+    with pytest.raises(kc.EINVAL, match="label must be a str or None, not "
+                       "int"):
+        kc.Array(4, label=5)
+    with pytest.raises(kc.EINVAL, match="label"):
+        kc.empty(4, label=5)
+    with pytest.raises(kc.EINVAL, match="label"):
+        kc.Mirror(4, label=5)
+    x = kc.to_device(np.ones(4, np.float32))
+    with pytest.raises(kc.EINVAL, match="label"):
+        lib["pyk_saxpy"].for_(4, kc.struct(Saxpy, a=1.0, x=x, y=x), label=5)
+    with pytest.raises(kc.EINVAL, match="record takes a kc.Queue or None"):
+        kc.Event().record(5)
+    with pytest.raises(kc.EINVAL, match="wait takes a kc.Queue"):
+        kc.Event().wait("q")
+    with pytest.raises(kc.EINVAL, match="kc.on takes a kc.Queue"):
+        kc.on(4, 5)
+    with pytest.raises(kc.EINVAL, match="name must be a str"):
+        kc.region_push(5)
+    assert isinstance(kc.EINVAL(-1), ValueError)
+    assert kc.Array(4, label="named").label == "named"
