@@ -54,7 +54,8 @@ static int slurm_count(const char **v) {
  * (unknown: SLURM_NODEID numbers the job's nodes, not the step's).  Only
  * the step's variable says it: SLURM_NTASKS_PER_NODE is also set in an
  * sbatch script, whose lone process is no rank of a step.  A value of
- * another grammar is ignored, with a KC_VERBOSE note when `notes`. */
+ * another grammar, or a list of different counts, is ignored, with a
+ * KC_VERBOSE note when `notes`. */
 static int slurm_size(int notes) {
   const char *var = "SLURM_STEP_TASKS_PER_NODE", *v = getenv(var);
   if (!v)
@@ -77,8 +78,14 @@ static int slurm_size(int notes) {
     }
     same = same && (size == 0 || n == size);
     size = n;
-    if (!*s++)
+    if (!*s++) {
+      if (!same && notes)
+        kc__verbose("%s='%s' gives the nodes different task counts: the "
+                    "count of this node is unknown (SLURM_NODEID numbers the "
+                    "job's nodes), ignored",
+                    var, v);
       return same ? size : 0;
+    }
   }
 }
 

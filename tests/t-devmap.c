@@ -283,6 +283,16 @@ static void verbose_notes(void) {
                                     "a Slurm task count"),
                       1);
     }
+    /* Nodes of different task counts: this node's is unknown, said. */
+    snprintf(cmd, sizeof cmd,
+             "%s SLURM_LOCALID=1 SLURM_STEP_TASKS_PER_NODE='2(x3),1'",
+             backends[b]);
+    if ((out = kc_info_run(cmd)) != NULL) {
+      KC_INFO("%s:\n%s", cmd, out);
+      KC_CHECK_EQ_INT(count_of(out, "SLURM_STEP_TASKS_PER_NODE='2(x3),1' "
+                                    "gives the nodes different task counts"),
+                      1);
+    }
   }
   /* KC_DEVICE on a host backend. */
   char cmd[2048];
