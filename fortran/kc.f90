@@ -808,22 +808,39 @@ contains
       'the pointer addresses part of a kc_allocate array, not all of it', stat)
   end function part_of_array
 
-  !> .true., after fail_here, when a typed result of `nbytes` does not hold
-  !> the kernel's value (kc writes the kernel's whole value through its
-  !> address); a kernel that cannot be described is left to the launch.
-  logical function wrong_result(kernel, nbytes, what, stat)
+  !> .true., after fail_here, when a typed result of `nbytes` bytes over the
+  !> scalar type `scalar` (KC_INT32 ... KC_DOUBLE: the variable's, or its
+  !> kc_loc_* type's) does not hold the kernel's value (kc writes the
+  !> kernel's whole value through its address, and a value of another type
+  !> of the same size would come back as its bits); a kernel that cannot be
+  !> described, or that reduces nothing (the launch names its kind), is
+  !> left to the launch.
+  logical function wrong_result(kernel, nbytes, what, scalar, stat)
     type(kc_kernel), intent(in) :: kernel
     integer(c_size_t), intent(in) :: nbytes
     character(*), intent(in) :: what
+    integer(c_int), intent(in) :: scalar
     integer, intent(out), optional :: stat
+    character(*), parameter :: names(4) = [character(18) :: &
+      'integer(c_int32_t)', 'integer(c_int64_t)', 'real(c_float)', &
+      'real(c_double)']
     type(kc_kernel_desc) :: d
     d%struct_size = c_sizeof(d)
     wrong_result = .false.
     if (.not. c_associated(kernel%ptr)) return
     if (c_kc_kernel_describe(kernel%ptr, d) /= 0) return
-    wrong_result = c_kc_reducer_value_size(d%reducer) /= nbytes
-    if (wrong_result) call fail_here(KC_EINVAL, what, 'the result ' // &
-      'variable''s type does not hold the kernel''s value', stat)
+    if (d%reducer%op == KC_REDUCE_NONE) return
+    if (c_kc_reducer_value_size(d%reducer) /= nbytes) then
+      wrong_result = .true.
+      call fail_here(KC_EINVAL, what, 'the result ' // &
+        'variable''s type does not hold the kernel''s value', stat)
+    else if (d%reducer%op /= KC_REDUCE_CUSTOM .and. d%reducer%type /= scalar &
+        .and. d%reducer%type >= 1 .and. d%reducer%type <= 4) then
+      wrong_result = .true.
+      call fail_here(KC_EINVAL, what, 'the result variable is of ' // &
+        trim(names(scalar)) // ', the kernel''s value of ' // &
+        trim(names(d%reducer%type)), stat)
+    end if
   end function wrong_result
 
   ! ------------------------------------------------------------ runtime
@@ -1306,7 +1323,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_float), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
+        KC_FLOAT, stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_r4
@@ -1320,7 +1338,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_double), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
+        KC_DOUBLE, stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_r8
@@ -1334,7 +1353,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int32_t), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
+        KC_INT32, stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_i4
@@ -1348,7 +1368,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int64_t), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
+        KC_INT64, stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_i8
@@ -1362,7 +1383,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_int32), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
+        KC_INT32, stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_i4
@@ -1376,7 +1398,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_int64), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
+        KC_INT64, stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_i8
@@ -1390,7 +1413,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_float), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
+        KC_FLOAT, stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_r4
@@ -1404,7 +1428,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_double), intent(inout), target :: result
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', stat)) return
+    if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
+        KC_DOUBLE, stat)) return
     call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
       stat)
   end subroutine kc_parallel_reduce_loc_r8
@@ -1430,7 +1455,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_float), intent(inout), target :: total
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', stat)) return
+    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', &
+        KC_FLOAT, stat)) return
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_r4
@@ -1444,7 +1470,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_double), intent(inout), target :: total
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', stat)) return
+    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', &
+        KC_DOUBLE, stat)) return
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_r8
@@ -1458,7 +1485,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int32_t), intent(inout), target :: total
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', stat)) return
+    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', &
+        KC_INT32, stat)) return
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_i4
@@ -1472,7 +1500,8 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int64_t), intent(inout), target :: total
     integer, intent(out), optional :: stat
-    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', stat)) return
+    if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', &
+        KC_INT64, stat)) return
     call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
       stat)
   end subroutine kc_parallel_scan_i8

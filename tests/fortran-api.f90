@@ -630,6 +630,23 @@ contains
     call kc_parallel_reduce('sum', k, p, c_loc(f), c_sizeof(f), sf, st)
     call expect_eq(st, int(KC_EINVAL), 'float result of a double reduction')
     call expect_near(real(sf, c_double), 42.0_c_double, 'float left as it was')
+    ! Of the same size but another type: the bits of the double came back
+    ! as an integer, with stat 0.
+    sl = -1
+    call kc_parallel_reduce('sum', k, p, c_loc(f), c_sizeof(f), sl, st)
+    call expect_err(st, KC_EINVAL, 'int64 result of a double reduction')
+    call expect_eq(sl, -1_c_int64_t, 'int64 result left as it was')
+    call kc_kernel_get('ft_sum_f', k)
+    si = -1
+    call kc_parallel_reduce('sum', k, p, c_loc(f), c_sizeof(f), si, st)
+    call expect_err(st, KC_EINVAL, 'int32 result of a float reduction')
+    call expect_eq(int(si), -1, 'int32 result left as it was')
+    ! A for kernel launched as a reduction: the launch names its kind.
+    call kc_kernel_get('ft_fill', k)
+    call kc_parallel_reduce('sum', k, p, c_loc(f), c_sizeof(f), sd, st)
+    call expect_err(st, KC_EINVAL, 'kc_parallel_reduce of a for kernel')
+    call expect(index(kc_last_error(), 'launch it with kc_parallel_for') > 0, &
+      'the message says how to launch a for kernel')
 
     hi = int(hx, c_int32_t) - 50
     hl = int(hx, c_int64_t) * 3
