@@ -119,7 +119,14 @@ def to_c(value, ctype, what, code=-1):
     C_TYPES or a ctypes type) cannot hold it."""
     name = ctype if isinstance(ctype, str) else ctype.__name__
     lo, hi = INT_TYPES[C_TYPES.get(ctype, ctype)]
-    v = int(value)
+    try:
+        v = int(value)
+    except (ValueError, OverflowError):  # nan, inf
+        v = None
+    if v is None or v != value:
+        # int() cut 2.7 to 2: a fraction (or nan) is no count of anything.
+        raise by_code[code](code, "%s is %r, not a whole number" %
+                            (what, value))
     if not lo <= v <= hi:
         raise by_code[code](code, "%s is %d, outside its C type's range "
                             "(%s: [%d, %d])" % (what, v, name, lo, hi))

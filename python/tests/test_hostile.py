@@ -339,6 +339,14 @@ def test_policy_integers_are_not_cut_to_their_c_type(lib, session):
         kc.mdrange((0, 0), (4, 2**64 + 4))
     with pytest.raises(kc.ERANGE, match=r"mdrange begin\[0\]"):
         kc.mdrange((-2**64, 0), (4, 4))
+    # int() cut a fraction: kc.range(0, 2.7) was [0, 2).  A whole float
+    # (1e6) is still a count.
+    with pytest.raises(kc.ERANGE, match="range end is 2.7, not a whole"):
+        kc.range(0, 2.7)
+    with pytest.raises(kc.EINVAL, match="team_size is 1.5, not a whole"):
+        kc.team(4, 1.5)
+    assert kc.range(0, 1e6).end[0] == 1000000
+    assert kc.range(0, np.float64(8.0)).end[0] == 8
     with pytest.raises(kc.EINVAL, match=r"mdrange tile\[0\]"):
         kc.mdrange((0, 0), (4, 4), (2**64 + 2, 1))
     with pytest.raises(kc.EINVAL, match="device is 4294967296"):
