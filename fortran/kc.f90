@@ -258,6 +258,12 @@ module kc
     type(c_ptr) function c_kc_last_error() bind(C, name="kc_last_error")
       import :: c_ptr
     end function
+    integer(c_int) function c_kc_set_last_error(code, detail) &
+        bind(C, name="kc_set_last_error")
+      import :: c_int, c_ptr
+      integer(c_int), value :: code
+      type(c_ptr), value :: detail
+    end function
     type(c_ptr) function c_kc_backend_name() bind(C, name="kc_backend_name")
       import :: c_ptr
     end function
@@ -590,7 +596,8 @@ module kc
 
   ! ------------------------------------------------- the Fortran API
   public :: kc_init, kc_finalize, kc_is_initialized, kc_version
-  public :: kc_strerror, kc_err_name, kc_last_error, kc_backend_name
+  public :: kc_strerror, kc_err_name, kc_last_error, kc_set_last_error
+  public :: kc_backend_name
   public :: kc_fence, kc_space_name, kc_get_info, kc_string
   public :: kc_malloc, kc_free, kc_retain, kc_pointer_info
   public :: kc_memcpy, kc_memcpy_async, kc_memset
@@ -775,12 +782,14 @@ contains
     end if
   end subroutine check
 
-  !> A failure the binding finds itself (kc_last_error() is not about it):
-  !> stat = code, or the message and error stop.
+  !> A failure the binding finds itself: kc_last_error() becomes
+  !> "<what>: <detail>", as for kc's own failures (it held an older,
+  !> unrelated one); then stat = code, or the message and error stop.
   subroutine fail_here(code, what, detail, stat)
     integer(c_int), intent(in) :: code
     character(*), intent(in) :: what, detail
     integer, intent(out), optional :: stat
+    call kc_set_last_error(int(code), what//': '//detail)
     if (present(stat)) then
       stat = int(code)
     else
@@ -886,6 +895,19 @@ contains
     character(:), allocatable :: s
     s = kc_string(c_kc_last_error())
   end function kc_last_error
+
+  !> Makes `detail` (trailing blanks dropped) this thread's
+  !> kc_last_error(), for a library over kc that refuses a call itself;
+  !> `code` (its KC_E... code) is not kept.  The module's own refusals use
+  !> it.
+  subroutine kc_set_last_error(code, detail)
+    integer, intent(in) :: code
+    character(*), intent(in) :: detail
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_int) :: rc
+    call to_c(detail, buf)
+    rc = c_kc_set_last_error(int(code, c_int), c_loc(buf))
+  end subroutine kc_set_last_error
 
   !> Name of the backend in use; "" before kc_init.
   function kc_backend_name() result(s)

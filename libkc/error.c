@@ -58,6 +58,18 @@ int kc__error(int code, const char *fmt, ...) {
   return code;
 }
 
+int kc_set_last_error(int code, const char *text) {
+  if (!text)
+    text = "";
+  if (text >= detail && text < detail + sizeof detail) {
+    /* Part of the detail itself (kc_last_error() + k): moved, not printed
+     * over itself. */
+    memmove(detail, text, strlen(text) + 1);
+    return code;
+  }
+  return kc__error(code, "%s", text);
+}
+
 /* The plugins' names (backend.h) for kc__error and kc__verbose. */
 int kc_backend_error(int code, const char *fmt, ...)
     __attribute__((alias("kc__error")));

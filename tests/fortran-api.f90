@@ -93,6 +93,28 @@ contains
     end if
   end subroutine expect_err
 
+  ! Leaves kc_last_error() describing a failure of the C library (an
+  ! unknown kernel), unrelated to the refusal checked next.
+  subroutine unrelated_error()
+    type(kc_kernel) :: k
+    integer :: st
+    call kc_kernel_get('unrelated_kernel', k, st)
+    call expect_eq(st, int(KC_ENOKERNEL), 'kc_kernel_get of an unknown name')
+    call expect(index(kc_last_error(), 'unrelated_kernel') > 0, &
+      'the unrelated failure is the last error: '//kc_last_error())
+  end subroutine unrelated_error
+
+  ! A refusal of the module's own with stat=: the code, and kc_last_error()
+  ! describes it as kc's failures are described ("<call>: ..."), not the
+  ! failure unrelated_error left.
+  subroutine expect_refusal(stat, want, detail, what)
+    integer, intent(in) :: stat, want
+    character(*), intent(in) :: detail, what
+    call expect_err(stat, want, what)
+    call expect(index(kc_last_error(), detail) == 1, what// &
+      ': kc_last_error() is "'//kc_last_error()//'", want "'//detail//'..."')
+  end subroutine expect_refusal
+
   ! ------------------------------------------ kernels written in Fortran
 
   ! FOR host entry: y(k) = y(k) + 3 k over the chunk [b, e).
@@ -198,6 +220,10 @@ program fortran_api
   call expect_eq(kc_err_name(12345), 'KC_E?', 'kc_err_name of an unknown code')
   call expect_eq(kc_strerror(12345), 'unknown error', 'kc_strerror unknown')
   call expect(index(kc_version(), '.') > 1, 'kc_version: '//kc_version())
+  ! A library over kc sets the detail of its own refusals (at any time).
+  call kc_set_last_error(KC_EINVAL, 'mylib_solve: the matrix is singular  ')
+  call expect_eq(kc_last_error(), 'mylib_solve: the matrix is singular', &
+    'kc_set_last_error (trailing blanks dropped)')
 
   ! ------------------------------------------------------------ runtime
   call kc_init(st)
@@ -395,8 +421,10 @@ contains
     ! is freed as usual.
     call kc_allocate(r8a, [100], KC_SPACE_HOST, 'part')
     r8p => r8a(1:10)
+    call unrelated_error()
     call kc_deallocate(r8p, st)
-    call expect_eq(st, int(KC_EINVAL), 'kc_deallocate of a part')
+    call expect_refusal(st, KC_EINVAL, &
+      'kc_deallocate: the pointer addresses part', 'kc_deallocate of a part')
     call expect(associated(r8p), 'a refused kc_deallocate keeps the pointer')
     r8p => r8a(1:100:2)
     call kc_deallocate(r8p, st)
@@ -622,8 +650,10 @@ contains
     ! smaller variable overwritten) with stat 0.
     call kc_kernel_get('ft_sum_i', k)
     sl = -1
+    call unrelated_error()
     call kc_parallel_reduce('sum', k, p, c_loc(f), c_sizeof(f), sl, st)
-    call expect_eq(st, int(KC_EINVAL), 'int64 result of an int32 reduction')
+    call expect_refusal(st, KC_EINVAL, 'kc_parallel_reduce: the result ' // &
+      'variable''s type does not hold', 'int64 result of an int32 reduction')
     call expect_eq(sl, -1_c_int64_t, 'int64 result left as it was')
     call kc_kernel_get('ft_sum_d', k)
     sf = 42
@@ -633,8 +663,11 @@ contains
     ! Of the same size but another type: the bits of the double came back
     ! as an integer, with stat 0.
     sl = -1
+    call unrelated_error()
     call kc_parallel_reduce('sum', k, p, c_loc(f), c_sizeof(f), sl, st)
-    call expect_err(st, KC_EINVAL, 'int64 result of a double reduction')
+    call expect_refusal(st, KC_EINVAL, 'kc_parallel_reduce: the result ' // &
+      'variable is of integer(c_int64_t), the kernel''s value of ' // &
+      'real(c_double)', 'int64 result of a double reduction')
     call expect_eq(sl, -1_c_int64_t, 'int64 result left as it was')
     call kc_kernel_get('ft_sum_f', k)
     si = -1
@@ -698,6 +731,13 @@ contains
     call expect_eq(sl, int(n, c_int64_t)*(n + 1)/2, 'int64 scan total')
     call kc_parallel_scan('scan', k, p, c_loc(f), c_sizeof(f), c_loc(sd))
     call expect_eq(transfer(sd, 0_c_int64_t), sl, 'int64 scan via c_ptr')
+    ! A total of another type than the kernel's value: refused as results.
+    sd = -1
+    call unrelated_error()
+    call kc_parallel_scan('scan', k, p, c_loc(f), c_sizeof(f), sd, st)
+    call expect_refusal(st, KC_EINVAL, 'kc_parallel_scan: the result ' // &
+      'variable is of real(c_double)', 'double total of an int64 scan')
+    call expect_near(sd, -1.0_c_double, 'double total left as it was')
 
     call kc_deallocate(x)
     call kc_deallocate(y)

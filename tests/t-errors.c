@@ -172,12 +172,38 @@ static void test_per_thread_detail(void) {
   KC_CHECK_EQ_STR(kc_last_error(), mine);
 }
 
+/* kc_set_last_error: a binding's own refusal replaces an older detail;
+ * NULL is ""; a part of the detail itself (kc_last_error() + k) moves to
+ * the front, not printed over itself; a detail longer than kc keeps is
+ * cut with "..."; the code comes back. */
+static void test_set_last_error(void) {
+  kc_kernel *none;
+  KC_CHECK_ERR(kc_kernel_get("t-errors: no such kernel", &none), KC_ENOKERNEL);
+  KC_CHECK_EQ_INT(kc_set_last_error(KC_EINVAL, "binding_call: bad n"),
+                  KC_EINVAL);
+  KC_CHECK_EQ_STR(kc_last_error(), "binding_call: bad n");
+  KC_CHECK_EQ_INT(kc_set_last_error(KC_ERANGE, kc_last_error() + 8), KC_ERANGE);
+  KC_CHECK_EQ_STR(kc_last_error(), "call: bad n");
+  KC_CHECK_EQ_INT(kc_set_last_error(0, kc_last_error()), 0);
+  KC_CHECK_EQ_STR(kc_last_error(), "call: bad n");
+  KC_CHECK_EQ_INT(kc_set_last_error(KC_EINVAL, NULL), KC_EINVAL);
+  KC_CHECK_EQ_STR(kc_last_error(), "");
+  static char big[20000];
+  memset(big, 'x', sizeof big - 1);
+  kc_set_last_error(KC_EINVAL, big);
+  const size_t n = strlen(kc_last_error());
+  KC_CHECK(n > 1000 && n < sizeof big - 1);
+  KC_CHECK(n > 3 && strcmp(kc_last_error() + n - 3, "...") == 0);
+}
+
 int main(void) {
+  test_set_last_error(); /* before kc_init too */
   kc_test_init_backend();
   dout = kc_test_dalloc(N * sizeof *dout, "errors out");
   KC_REQUIRE_OK(kc_memset(dout, 0xff, N * sizeof *dout));
   test_dispatch_errors();
   test_per_thread_detail();
+  test_set_last_error();
   KC_CHECK_OK(kc_free(dout));
   return kc_test_finish();
 }

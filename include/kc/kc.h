@@ -11,10 +11,10 @@
  *  - Fallible calls return 0 or a negative KC_E... code (<kc/error.h>);
  *    kc_last_error() then holds a one-line detail for the calling thread.
  *  - Every call except kc_init, kc_version, kc_strerror, kc_err_name,
- *    kc_last_error, kernel registration and lookup (kc_kernel_register,
- *    kc_kernel_get, kc_kernel_name, kc_kernel_describe,
- *    kc_kernel_set_team_scratch) and the pure helpers that touch no
- *    runtime state (policy constructors, kc_policy_on,
+ *    kc_last_error, kc_set_last_error, kernel registration and lookup
+ *    (kc_kernel_register, kc_kernel_get, kc_kernel_name,
+ *    kc_kernel_describe, kc_kernel_set_team_scratch) and the pure helpers
+ *    that touch no runtime state (policy constructors, kc_policy_on,
  *    kc_policy_set_scratch, kc_policy_set_iterate, kc_reducer_value_size,
  *    kc_space_name, the kc_mirror_ accessors and need_sync queries)
  *    returns KC_ENOINIT before kc_init() or after the last kc_finalize();
@@ -43,7 +43,7 @@
  *    modify_*, sync_*, clear_sync_state), kc_kernel_register,
  *    kc_kernel_get, the regions, kc_declare_metadata and kc_profile_event.
  *    What uses no runtime state works there: kc_version, kc_strerror,
- *    kc_err_name, kc_last_error,
+ *    kc_err_name, kc_last_error, kc_set_last_error,
  *    kc_is_initialized, kc_backend_name, kc_space_name, the policy
  *    constructors and kc_policy_set_scratch, kc_reducer_value_size,
  *    kc_kernel_name, kc_kernel_set_team_scratch and the kc_mirror_
@@ -167,6 +167,15 @@ KC_API const char *kc_err_name(int code);
 /* Detail of the last failed call on this thread ("" if none).  The string
  * stays valid until the next failing kc call on the same thread. */
 KC_API const char *kc_last_error(void);
+
+/* Makes `detail` (NULL: "") the calling thread's kc_last_error(), cut
+ * where kc cuts its own details, and returns `code`.  For a layer over kc
+ * (a language binding, a library) that refuses a call itself: its caller
+ * then reads that refusal in kc_last_error(), not an older failure.  Write
+ * the detail as kc does, "<call>: <what was wrong>".  kc keeps no code:
+ * `code` is only handed back.  Any thread, at any time (before kc_init,
+ * inside a kernel); never fails. */
+KC_API int kc_set_last_error(int code, const char *detail);
 
 /* Name of the backend in use ("serial", "threads", "openmp", "cuda", ...),
  * or NULL before kc_init. */

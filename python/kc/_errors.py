@@ -113,12 +113,23 @@ INT_TYPES = {t: int_range(t) for t in (
     ctypes.c_uint64)}
 
 
-def to_c(value, ctype, what, code=-1):
+# What to_c checks against: the integer types' ranges, and a pointer's for
+# an address given as an int (ctypes cuts that to a pointer's width too).
+_RANGES = dict(INT_TYPES)
+_RANGES[ctypes.c_void_p] = int_range(ctypes.c_void_p)
+
+
+def to_c(value, ctype, what, code=-1, bits=None):
     """int(value), refused with error `code` (kc.EINVAL; kc.ERANGE for
     iteration bounds) naming `what` when the C type `ctype` (a name of
-    C_TYPES or a ctypes type) cannot hold it."""
+    C_TYPES, a ctypes integer type, or ctypes.c_void_p for an address) cannot
+    hold it; `bits`: the width of a bit field of that type."""
     name = ctype if isinstance(ctype, str) else ctype.__name__
-    lo, hi = INT_TYPES[C_TYPES.get(ctype, ctype)]
+    lo, hi = _RANGES[C_TYPES.get(ctype, ctype)]
+    if bits is not None:
+        lo, hi = (-2**(bits - 1), 2**(bits - 1) - 1) if lo < 0 else \
+            (0, 2**bits - 1)
+        name = "%s, %d bits" % (name, bits)
     try:
         v = int(value)
     except (ValueError, OverflowError):  # nan, inf

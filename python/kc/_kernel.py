@@ -158,27 +158,28 @@ def struct(cls, **fields):
     """Builds a ctypes.Structure of class `cls`, converting arrays given for
     pointer fields (c_void_p or POINTER(...)) with kc.data_ptr.  A field
     name cls does not have is an error (no silent zero), and so is an
-    integer its field's C type cannot hold (kc.EINVAL; ctypes would cut
-    it)."""
-    # Bit fields (a third item) are left to ctypes.
-    names = {f[0]: f[1] for f in cls._fields_}
-    plain = {f[0] for f in cls._fields_ if len(f) == 2}
+    integer its field cannot hold (kc.EINVAL; ctypes would cut it): one
+    outside the field's C type, or its width for a bit field, or an
+    address (an int given for a pointer field) outside a pointer's."""
+    names = {f[0]: f for f in cls._fields_}
     obj = cls()
     for name, value in fields.items():
         if name not in names:
             raise _inval("%s has no field %r (fields: %s)" %
                          (cls.__name__, name, ", ".join(names)))
-        ctype = names[name]
+        ctype = names[name][1]
+        bits = names[name][2] if len(names[name]) > 2 else None
+        what = "%s.%s" % (cls.__name__, name)
         is_ptr = ctype is ctypes.c_void_p or (
             isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer))
-        if is_ptr and not isinstance(value, (int, type(None), ctypes._Pointer,
+        if is_ptr and not isinstance(value, (type(None), ctypes._Pointer,
                                              ctypes.c_void_p)):
-            value = _array.data_ptr(value)
+            value = to_c(value, ctypes.c_void_p, what) if \
+                isinstance(value, int) else _array.data_ptr(value)
             if ctype is not ctypes.c_void_p:
                 value = ctypes.cast(value, ctype)
-        elif ctype in INT_TYPES and name in plain and \
-                isinstance(value, (int, np.integer)):
-            value = to_c(value, ctype, "%s.%s" % (cls.__name__, name))
+        elif ctype in INT_TYPES and isinstance(value, (int, np.integer)):
+            value = to_c(value, ctype, what, bits=bits)
         setattr(obj, name, value)
     return obj
 
@@ -342,7 +343,7 @@ class Kernel:
         for t, a in zip(self._argtypes, args):
             if t is ctypes.c_void_p and not isinstance(a, (int, type(None))):
                 a = _array.data_ptr(a)
-            elif t in INT_TYPES:
+            elif t in INT_TYPES or (t is ctypes.c_void_p and a is not None):
                 a = to_c(a, t, "argument %d of kernel '%s'" %
                           (len(vals) + 1, self.name))
             vals.append(t(a))
@@ -441,6 +442,9 @@ class Library:
     def kernel(self, name):
         # kcc's registration sets kc__kernel_<name> in the library to the
         # handle it registered, and leaves it NULL when kc refused it.
+        if not isinstance(name, str):  # bytes, as kc.kernel; else EINVAL
+            name = c_str(name, "%r[name]: the kernel name" % self,
+                         none_ok=False).decode(errors="replace")
         try:
             mine = ctypes.c_void_p.in_dll(self.cdll, "kc__kernel_" + name)
         except ValueError:

@@ -428,3 +428,57 @@ def test_wrong_argument_types_are_refused_by_name(lib, session):
         kc.region_push(5)
     assert isinstance(kc.EINVAL(-1), ValueError)
     assert kc.Array(4, label="named").label == "named"
+
+
+def test_a_kernel_name_that_is_no_str_is_refused(lib, session):
+    # lib[None] raised Python's TypeError ("can only concatenate str")
+    # from inside the binding, not kc.EINVAL as kc.kernel(None) does.
+    for bad in (None, 5, ["pyk_saxpy"]):
+        with pytest.raises(kc.EINVAL, match="the kernel name must be a str, "
+                           "not " + type(bad).__name__):
+            lib[bad]
+    with pytest.raises(kc.EINVAL, match="kernel name must be a str"):
+        lib.kernel(None)
+    assert lib[b"pyk_saxpy"].name == "pyk_saxpy"  # bytes, as kc.kernel
+
+
+def test_bit_and_pointer_fields_are_not_cut(session):
+    # ctypes kept the low bits: 9 in a 3-bit field became 1, 4 in a signed
+    # one -4, and a pointer field given 2**64 + 5 held 5 (-1: 2**64 - 1).
+    class Bits(ctypes.Structure):
+        _fields_ = [("u", ctypes.c_uint32, 3), ("s", ctypes.c_int32, 3),
+                    ("p", ctypes.c_void_p),
+                    ("d", ctypes.POINTER(ctypes.c_double))]
+    outside = "outside its C type's range"
+    for field, value, rng in (("u", 8, r"\[0, 7\]"), ("u", -1, r"\[0, 7\]"),
+                              ("s", 4, r"\[-4, 3\]"), ("s", -5, r"\[-4, 3\]")):
+        with pytest.raises(kc.EINVAL, match=r"Bits\.%s is %d, %s \(c_u?int\w*,"
+                           r" 3 bits: %s\)" % (field, value, outside, rng)):
+            kc.struct(Bits, **{field: value})
+    top = 2**(8 * ctypes.sizeof(ctypes.c_void_p)) - 1
+    # A typed pointer field takes an address as an int too (it raised
+    # ctypes' TypeError), checked the same way.
+    for field in ("p", "d"):
+        for value in (top + 6, -1):
+            with pytest.raises(kc.EINVAL, match=r"Bits\.%s is %d, %s "
+                               r"\(c_void_p: \[0, %d\]\)" %
+                               (field, value, outside, top)):
+                kc.struct(Bits, **{field: value})
+    f = kc.struct(Bits, u=7, s=-4, p=top, d=top)
+    assert (f.u, f.s, f.p) == (7, -4, top)
+    assert ctypes.cast(f.d, ctypes.c_void_p).value == top
+    assert kc.struct(Bits, s=np.int8(3), p=None, d=None).s == 3
+
+
+def test_pointer_arguments_are_not_cut(lib, session):
+    # A CALL kernel's pointer argument given as an int: 2**64 was cut to
+    # NULL (over an empty range here, so nothing was touched).
+    if session.backend == "cuda":
+        pytest.skip("the CALL kernel below is host-only")
+    k = kc.register_call("pyt_ptrarg", lib.cdll.pyk_scale, "pd")
+    for value in (2**64, -1):
+        with pytest.raises(kc.EINVAL, match="argument 1 of kernel "
+                           "'pyt_ptrarg' is %d, outside" % value):
+            k(0, value, 2.0)
+    k(0, None, 2.0)
+    k(0, 0, 2.0)
