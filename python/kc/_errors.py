@@ -19,12 +19,21 @@ from . import _lib
 
 class Error(Exception):
     """A kc call failed.  Attributes: code (negative int), name ("KC_EINVAL"),
-    message (kc_strerror) and detail (kc_last_error at the time)."""
+    message (kc_strerror) and detail (kc_last_error at the time).
+
+    Made by the binding itself (a refusal no C call returned; own=True),
+    it also becomes the thread's kc_last_error() ("<call>: <detail>"), as
+    the C library's own failures do, so that kc.last_error() tells of it
+    and not of an older, unrelated failure."""
 
     code = 0
     name = "KC_E?"
 
-    def __init__(self, code, detail="", call=""):
+    def __init__(self, code, detail="", call="", own=True):
+        if own:
+            text = (call + ": " + detail if call else detail).encode(
+                errors="replace")
+            _lib.lib.kc_set_last_error(code, text)
         self.code = code
         self.name = _lib.lib.kc_err_name(code).decode()
         self.message = _lib.lib.kc_strerror(code).decode()
@@ -44,7 +53,7 @@ class Error(Exception):
 
 
 def _rebuild(code, detail, call):
-    return by_code.get(code, Error)(code, detail, call)
+    return by_code.get(code, Error)(code, detail, call, own=False)
 
 
 # Python exceptions a kc code also is, so that ordinary handlers work.
@@ -81,7 +90,7 @@ def raise_for(rc, call=""):
         return rc
     detail = (_lib.lib.kc_last_error() or b"").decode(errors="replace")
     cls = by_code.get(rc, Error)
-    raise cls(rc, detail, call)
+    raise cls(rc, detail, call, own=False)
 
 
 def check(rc, call=""):

@@ -482,3 +482,23 @@ def test_pointer_arguments_are_not_cut(lib, session):
             k(0, value, 2.0)
     k(0, None, 2.0)
     k(0, 0, 2.0)
+
+
+def test_binding_refusals_become_the_last_error(session):
+    # The binding's own refusals (no C call failed) left kc.last_error()
+    # telling of an older, unrelated failure.
+    with pytest.raises(kc.ENOKERNEL):
+        kc.kernel("pyt_no_such_kernel")
+    assert "pyt_no_such_kernel" in kc.last_error()
+    with pytest.raises(kc.EINVAL) as e:
+        kc.struct(XY, nonesuch=1)
+    assert kc.last_error() == e.value.detail
+    assert "has no field 'nonesuch'" in kc.last_error()
+    with pytest.raises(kc.EINVAL) as e:
+        kc.kernel(None)
+    assert kc.last_error() == e.value.detail
+    # A C failure's exception leaves kc's own detail as it was.
+    with pytest.raises(kc.ENOKERNEL) as e:
+        kc.kernel("pyt_no_such_kernel_2")
+    assert kc.last_error() == e.value.detail
+    assert "pyt_no_such_kernel_2" in kc.last_error()
