@@ -16,13 +16,8 @@
 # predefines (linux, unix) with the -std= that frees the name in both
 # passes.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
+. "${KC_TEST_TOP_SRCDIR:?run me through tests/run-backend}/tests/kcc-test-lib.sh"
 
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
-ok() { echo "ok: $*"; }
 nl='
 '
 work=$PWD/t-kcc-hostile.dir
@@ -172,7 +167,7 @@ EOF
     fail "$what (link mode): the PTX compiler got the arguments above"
   fi
   # The real PTX compiler, where there is one.
-  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+  if have_nvcc; then
     if KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -I"$dir/inc $n" \
       '-DHK_STR="$(touch PWNED-D)"' -c "$src" -o "$obj" 2>err; then
       ok "$what: compiled with $KC_NVCC"
@@ -306,7 +301,7 @@ for form in "-iquote q1 -idirafter q2 -iquote q,3" \
     cat err
     fail "$form did not reach the PTX compiler"
   fi
-  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+  if have_nvcc; then
     # shellcheck disable=SC2086
     if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS $form -c iq.kc.c \
       -o iq.o 2>err; then
@@ -429,7 +424,7 @@ EOF
     -c "$src" -o "$obj"
   dep_case "--ptx -MD" "$D/p \$.ptx" "$D/p \$.d" "$stand_in" --ptx -MD \
     "$src" -o "$D/p \$.ptx"
-  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+  if have_nvcc; then
     dep_case "$KC_NVCC, -MD -MP" "$obj" "$D/o \$#\"q:.d" \
       "$(dirname "$KC_NVCC"):$KC_NVCC" -MD -MP -c "$src" -o "$obj"
   fi
@@ -575,7 +570,7 @@ same_twice() {
 same_twice "-g" "$work/bin:nvcc" "" -g -Iinc -c k.kc.c
 same_twice "-g3, a source named 'r p.kc.c'" "$work/bin:nvcc" "" -g3 \
   -I'r inc' -c 'r p.kc.c'
-if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+if have_nvcc; then
   nv=$(dirname "$KC_NVCC"):$KC_NVCC
   same_twice "$KC_NVCC, -g" "$nv" "" -g -Iinc -c k.kc.c
   same_twice "$KC_NVCC, -g, 'r p.kc.c'" "$nv" "" -g -I'r inc' -c 'r p.kc.c'
@@ -766,7 +761,7 @@ else
   sed 's/^/#   /' err
   fail "the diagnostics do not name <stdin> in both passes"
 fi
-if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+if have_nvcc; then
   if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -Iinc -c -x c - \
     -o sr.o <k.kc.c 2>err && $NM sr.o | grep -q kc__ptx_text; then
     ok "-c -x c -: compiled with $KC_NVCC"
@@ -858,7 +853,7 @@ EOF
   std_case "" "" -std=c11 -std=gnu11
   std_case "-std=c++17 " "" -std=iso9899:2011
   std_case "-std=c++20 " "-std=c++20" -std=c11
-  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+  if have_nvcc; then
     if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -std=c11 -c \
       iso.kc.c -o iso.o 2>err; then
       ok "-std=c11: $KC_NVCC compiles a kernel named unix"
@@ -867,7 +862,7 @@ EOF
       fail "-std=c11: $KC_NVCC failed on a kernel named unix"
     fi
   fi
-  if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+  if have_nvcc; then
     # The device pass: its first error is the refusal.
     if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -c lx.kc.c \
       -o refused.o 2>err; then
@@ -913,7 +908,7 @@ refused "a reducer named by a same-length macro" sr.kc.c reducer sr_red \
   sr_rad --no-ptx
 refused "an _ARGS kernel named by a same-length macro" sa.kc.c kernel \
   sa_fill sa_bill --no-ptx
-if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+if have_nvcc; then
   # The device pass: its first error is the refusal.
   for f in sl sr sa; do
     if PATH=$saved_path KC_NVCC=$KC_NVCC $KCC $KC_CPPFLAGS -c $f.kc.c \
@@ -935,10 +930,4 @@ if test -n "$pwned"; then
 else
   ok "no name reached a shell"
 fi
-echo "# $fails failure(s)"
-if test $fails -ne 0; then
-  echo "# left $work for inspection"
-  exit 1
-fi
-cd .. && rm -rf "$work"
-exit 0
+finish "$work"

@@ -23,7 +23,8 @@
 # checked to be a kc__ name, so that a new one cannot bring the problem
 # back.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
-srcdir=${KC_TEST_TOP_SRCDIR:?run me through tests/run-backend}
+. "${KC_TEST_TOP_SRCDIR:?run me through tests/run-backend}/tests/kcc-test-lib.sh"
+srcdir=$KC_TEST_TOP_SRCDIR
 src=$srcdir/tests/kcc/names.kc.c
 dir=$PWD/t-kcc-names.dir
 rm -rf "$dir" && mkdir -p "$dir" || exit 99
@@ -43,7 +44,6 @@ vals vl wait warp whi whole wlo wn wt x0'
 host_only='T U c d f in len mask n next ns param prev s v w what width x y
 always_inline'
 
-fails=0
 # compiles WHAT NAMES KCC-ARGS...: kcc must compile names.kc.c with each
 # of NAMES defined as 1 and KCC-ARGS.
 compiles() {
@@ -54,11 +54,10 @@ compiles() {
   # shellcheck disable=SC2086
   if "$@" $KC_CPPFLAGS -Wall -Wextra -Werror $defs -c "$src" \
     -o "$dir/names.o" >"$dir/err" 2>&1; then
-    echo "ok: $what"
+    ok "$what"
   else
-    echo "FAIL: $what:"
+    fail "$what:"
     grep -m 12 'error' "$dir/err" | sed 's/^/    /'
-    fails=$((fails + 1))
   fi
 }
 compiles "host pass ($CC), no name of kc's hit" "$both $host_only" \
@@ -67,7 +66,7 @@ if command -v clang >/dev/null 2>&1; then
   compiles "host pass (clang), no name of kc's hit" "$both $host_only" \
     env CC=clang $KCC --no-ptx
 fi
-if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+if have_nvcc; then
   compiles "both passes ($KC_NVCC), no name of kc's hit" "$both" \
     env KC_NVCC="$KC_NVCC" $KCC
 else
@@ -99,16 +98,9 @@ bad=$(cd "$srcdir/include" && awk '
     }
   }' kc/*.h kc/detail/*.h)
 if test -n "$bad"; then
-  echo "FAIL: template parameters that are not kc__ names: $bad"
-  fails=$((fails + 1))
+  fail "template parameters that are not kc__ names: $bad"
 else
-  echo "ok: every template parameter of kc's headers is a kc__ name"
+  ok "every template parameter of kc's headers is a kc__ name"
 fi
 
-echo "# $fails failure(s)"
-if test $fails -ne 0; then
-  echo "# left $dir for inspection"
-  exit 1
-fi
-rm -rf "$dir"
-exit 0
+finish "$dir"

@@ -9,7 +9,13 @@
 #     kcc built an object whose PTX was another program's (exit 0).  A
 #     preprocessor option kcc cannot give the PTX compiler is refused
 #     (kept for the host pass with --no-ptx), and so is a response file
-#     (@FILE), which kcc took for an input.
+#     (@FILE), which kcc took for an input.  So do the options that change
+#     what the C compiler predefines (-O2: __OPTIMIZE__, -ffast-math,
+#     -fopenmp, -fpic, -pthread, -ffreestanding ...) and the sysroot
+#     (-isysroot, --sysroot, with -I=DIR in it); before, -O2 built the
+#     host code with __OPTIMIZE__ and the PTX without.  Those nvcc cannot
+#     take or follow (-nostdinc, -undef, -funsigned-char where char is
+#     signed, -fshort-wchar, ...) are refused.
 #  2. -c -o OUT with a kernel file and any other source (.cc, .f90, .h):
 #     refused, as gcc refuses it (OUT held the second object).
 #  3. --save-ptx's default name cuts the object's own extension, not one
@@ -28,17 +34,9 @@
 # nvcc, section 1 runs again through it, and its PTX must hold the
 # entries of the same kernels.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
+. "${KC_TEST_TOP_SRCDIR:?run me through tests/run-backend}/tests/kcc-test-lib.sh"
 
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
-ok() { echo "ok: $*"; }
-have_nvcc=no
-if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
-  have_nvcc=yes
-else
+if ! have_nvcc; then
   echo "# no PTX compiler (KC_NVCC='$KC_NVCC'): the stand-in only"
 fi
 
@@ -67,6 +65,8 @@ while test "$1" != -x-end-x; do
   -x) shift ;;
   -ptx | -arch=* | -std=* | -lineinfo) ;;
   -o) out=$1; shift ;;
+  # nvcc reads -I=DIR as -I DIR (and -I==DIR as -I=DIR).
+  -I=*) set -- "$@" "-I${a#-I=}" ;;
   -Xcompiler)
     # Its value is a comma-separated list of host compiler arguments.
     list=$1,
@@ -113,22 +113,24 @@ printf '#ifdef SP\n#define SCALE 5\n#endif\n' >sp.h
 device_has() {
   grep -q -e "^kc__kernel_$1\$" -e "\.entry $1__kcp(" "$2"
 }
-# both_see KERNEL WHERE NVCC OPTIONS...: kcc -c with OPTIONS (one string,
-# split at blanks) must build KERNEL in both passes.
+# both_see KERNEL WHERE NVCC OPTIONS [SOURCE [WHAT]]: kcc -c with OPTIONS
+# (one string, split at blanks) must build KERNEL in both passes, of
+# SOURCE (default k.kc.c; WHAT says what KERNEL means).
 both_see() {
-  k=$1 where=$2 nv=$3 opts=$4
+  k=$1 where=$2 nv=$3 opts=$4 bs_src=${5:-k.kc.c}
+  bs_what="$opts ($nv)${6:+: $6}"
   rm -f pp.o pp.ptx
   # shellcheck disable=SC2086
-  if ! PATH=$where KC_NVCC=$nv $KCC $KC_CPPFLAGS $opts -c k.kc.c -o pp.o \
+  if ! PATH=$where KC_NVCC=$nv $KCC $KC_CPPFLAGS $opts -c "$bs_src" -o pp.o \
     --save-ptx=pp.ptx 2>err; then
     head -n 5 err
-    fail "$opts ($nv): kcc failed"
+    fail "$bs_what: kcc failed"
   elif ! $NM pp.o | grep -q " kc__kernel_$k\$"; then
-    fail "$opts ($nv): the host pass did not build kernel $k"
+    fail "$bs_what: the host pass did not build kernel $k"
   elif ! device_has "$k" pp.ptx; then
-    fail "$opts ($nv): the host pass built kernel $k, the device pass another"
+    fail "$bs_what: the host pass built kernel $k, the device pass another"
   else
-    ok "$opts ($nv): both passes built kernel $k"
+    ok "$bs_what: both passes built kernel $k"
   fi
 }
 for_each_form() { # for_each_form WHERE NVCC
@@ -158,30 +160,71 @@ for_each_form() { # for_each_form WHERE NVCC
   else
     fail "-DSP='a b' -imacros sp.h ($2): the passes built different kernels"
   fi
+  # Options that change what the C compiler predefines: the device pass
+  # gets them too (before, -O2 gave the host pass __OPTIMIZE__ and the
+  # PTX the kernels of a build without it).
+  while read -r cond opts; do
+    predef_sees "$1" "$2" "$cond" "$opts"
+  done <<'EOF'
+defined(__OPTIMIZE__)&&!defined(__NO_INLINE__) -O2
+defined(__OPTIMIZE__)&&!defined(__NO_INLINE__) -O
+defined(__OPTIMIZE__)&&!defined(__NO_INLINE__) -O3
+defined(__OPTIMIZE__)&&!defined(__NO_INLINE__) -Og
+defined(__OPTIMIZE__)&&defined(__OPTIMIZE_SIZE__) -Os
+defined(__OPTIMIZE__)&&defined(__FAST_MATH__) -Ofast
+defined(__OPTIMIZE__)&&!defined(__FAST_MATH__) -Ofast -fno-fast-math
+defined(__OPTIMIZE__)&&defined(__NO_INLINE__) -O2 -fno-inline
+defined(__FAST_MATH__) -ffast-math
+defined(__NO_MATH_ERRNO__) -fno-math-errno
+defined(_OPENMP) -fopenmp
+__PIC__==1 -fpic
+defined(_REENTRANT) -pthread
+__STDC_HOSTED__==0 -ffreestanding
+defined(__OPTIMIZE__) -O1 -fsanitize=address,undefined
+EOF
+  # A sysroot: the system headers are found in sr/usr, scale.h (-I=DIR is
+  # DIR in the sysroot) in sr/inc; the device pass had no sysroot (and
+  # nvcc read -I=/inc as -I/inc).
+  for opts in "-isysroot sr" -isysrootsr --sysroot=sr "--sysroot sr" \
+    -Wp,-isysroot,sr; do
+    both_see five "$1" "$2" "-DWANT $opts -I=/inc"
+  done
+  # The char signedness the target has, which the PTX has too.
+  both_see one "$1" "$2" "-f$char_default-char"
 }
+# predef_sees WHERE NVCC COND OPTIONS: OPTIONS make COND (an #if
+# expression) hold for the host pass: it must hold for the device pass.
+predef_sees() {
+  printf '%s\n' '#include <kc/kernel.h>' "#if $3" \
+    'KC_FOR_ARGS(on, ((long *, y)), i, y[i] = 1)' '#else' \
+    'KC_FOR_ARGS(off, ((long *, y)), i, y[i] = 1)' '#endif' >pd.kc.c
+  both_see on "$1" "$2" "$4" pd.kc.c "$3"
+}
+# sr: a sysroot of the C compiler's system headers, and inc/scale.h.
+mkdir -p sr/inc || exit 99
+ln -s "$($CC -print-sysroot 2>/dev/null)/usr" sr/usr || exit 99
+printf '#define SCALE 5\n' >sr/inc/scale.h
+# char as the target has it (signed on x86-64, unsigned on aarch64), and
+# the other way.
+if $CC -dM -E -x c /dev/null | grep -q __CHAR_UNSIGNED__; then
+  char_default=unsigned char_other=signed
+else
+  char_default=signed char_other=unsigned
+fi
 for_each_form "$work/bin:$saved_path" nvcc
-if test $have_nvcc = yes; then
+if have_nvcc; then
   for_each_form "$saved_path" "$KC_NVCC"
 fi
 
-# What the PTX compiler cannot be given is refused while a device pass
-# runs, with nothing written; --no-ptx keeps it for the host pass.
+# What the PTX compiler cannot be given, or cannot follow, is refused
+# while a device pass runs, with nothing written; --no-ptx keeps it for
+# the host pass.
 # refused WHAT-ERROR KCC-ARGS...
 refused() {
   werr=$1
   shift
-  rm -f rf.o
-  if PATH=$work/bin:$saved_path KC_NVCC=nvcc $KCC $KC_CPPFLAGS "$@" \
-    -c k.kc.c -o rf.o 2>err; then
-    fail "$*: accepted"
-  elif test -e rf.o; then
-    fail "$*: refused, but rf.o was written"
-  elif grep -q "^kcc: error: .*$werr" err; then
-    ok "$*: refused"
-  else
-    head -n 3 err
-    fail "$*: no clear error"
-  fi
+  refuses "$*" "^kcc: error: .*$werr" rf.o env PATH="$work/bin:$saved_path" \
+    KC_NVCC=nvcc $KCC $KC_CPPFLAGS "$@" -c k.kc.c -o rf.o
 }
 refused 'cannot give this to the PTX compiler' -Wp,-dD
 refused 'cannot give this to the PTX compiler' -Xpreprocessor -undef
@@ -191,29 +234,32 @@ refused 'cannot give this to the PTX compiler' -iprefix "./a b/" \
   -iwithprefix idir
 printf '%s\n' -DSCALE=5 >rsp
 refused 'response file' @rsp
-if PATH=$work/bin:$saved_path KC_NVCC=nvcc $KCC $KC_CPPFLAGS --no-ptx \
-  -Wp,-dD -c k.kc.c -o np.o 2>err; then
-  ok "-Wp,-dD with --no-ptx: the host pass alone"
-else
-  head -n 3 err
-  fail "-Wp,-dD with --no-ptx was refused"
-fi
+# nvcc's CUDA headers need the system headers and predefined macros, and
+# its device code keeps char and wchar_t as the target has them.
+refused 'cannot give this to the PTX compiler: .*system headers' -nostdinc
+refused 'cannot give this to the PTX compiler: .*system headers' \
+  --no-standard-includes
+refused 'cannot give this to the PTX compiler: .*predefined macros' -undef
+refused 'cannot give this to the PTX compiler' -fgnu-tm
+refused "PTX compiler cannot follow this.*char signedness" "-f$char_other-char"
+refused "PTX compiler cannot follow this.*wchar_t size" -fshort-wchar
+refused "PTX compiler cannot follow this" -fexec-charset=ISO-8859-1
+for opt in -Wp,-dD "-f$char_other-char" -fshort-wchar; do
+  if PATH=$work/bin:$saved_path KC_NVCC=nvcc $KCC $KC_CPPFLAGS --no-ptx \
+    "$opt" -c k.kc.c -o np.o 2>err; then
+    ok "$opt with --no-ptx: the host pass alone"
+  else
+    head -n 3 err
+    fail "$opt with --no-ptx was refused"
+  fi
+done
 
 # ---------------------------------------- 2. -c -o with several sources
 printf 'int h_value(void) { return 1; }\n' >h.c
 for other in h.cc h.cxx h.cpp h.m h.f90 h.F90 h.f h.h; do
   cp h.c "$other"
-  rm -f out.o
-  if KC_NVCC=no $KCC $KC_CPPFLAGS -c -o out.o k.kc.c "$other" 2>err; then
-    fail "-c -o out.o k.kc.c $other: accepted (out.o holds $other's object)"
-  elif test -e out.o; then
-    fail "-c -o out.o k.kc.c $other: refused, but out.o was written"
-  elif grep -q 'several source files' err; then
-    ok "-c -o out.o k.kc.c $other: refused"
-  else
-    head -n 3 err
-    fail "-c -o out.o k.kc.c $other: no clear error"
-  fi
+  refuses "-c -o out.o k.kc.c $other" 'several source files' out.o \
+    env KC_NVCC=no $KCC $KC_CPPFLAGS -c -o out.o k.kc.c "$other"
 done
 
 # ---------------------------------------- 3, 4. --save-ptx
@@ -240,16 +286,9 @@ save_name ./.hidden ./.hidden.ptx
 save_name build.d/k.kc.o ./build.d/k.kc.ptx
 save_name k.o ./k.ptx
 cp k.kc.c k2.kc.c
-rm -f both.ptx
-if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -c k.kc.c k2.kc.c --save-ptx=both.ptx \
-  2>err; then
-  fail "--save-ptx=FILE with two kernel files: accepted"
-elif grep -q 'several kernel files' err && test ! -e both.ptx; then
-  ok "--save-ptx=FILE with two kernel files: refused"
-else
-  head -n 3 err
-  fail "--save-ptx=FILE with two kernel files: no clear error"
-fi
+refuses "--save-ptx=FILE with two kernel files" 'several kernel files' \
+  both.ptx env KC_NVCC=nvcc $KCC $KC_CPPFLAGS -c k.kc.c k2.kc.c \
+  --save-ptx=both.ptx
 for pair in "k.o k.o" "./k.o k.o" "k.ptx -"; do
   set -- $pair
   rm -f k.o k.ptx
@@ -259,14 +298,8 @@ for pair in "k.o k.o" "./k.o k.o" "k.ptx -"; do
   else
     set -- "--save-ptx=$1" -o "$2"
   fi
-  if KC_NVCC=nvcc $KCC $KC_CPPFLAGS -c k.kc.c "$@" 2>err; then
-    fail "$*: accepted (the object overwrote the PTX)"
-  elif grep -q '^kcc: error: --save-ptx' err; then
-    ok "$*: refused"
-  else
-    head -n 3 err
-    fail "$*: no clear error"
-  fi
+  refuses "$*" '^kcc: error: --save-ptx' '' \
+    env KC_NVCC=nvcc $KCC $KC_CPPFLAGS -c k.kc.c "$@"
 done
 PATH=$saved_path
 
@@ -330,10 +363,4 @@ else
   fail "--ptx -o into a missing directory: exit $rc"
 fi
 
-echo "# $fails failure(s)"
-if test $fails -ne 0; then
-  echo "# left $work for inspection"
-  exit 1
-fi
-cd .. && rm -rf "$work"
-exit 0
+finish "$work"

@@ -13,8 +13,9 @@
 #     the PTX has no kc entry without a handle.
 # SKIP when there is no PTX compiler or no ptxas.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
+. "${KC_TEST_TOP_SRCDIR:?run me through tests/run-backend}/tests/kcc-test-lib.sh"
 
-if test -z "$KC_NVCC" || ! command -v "$KC_NVCC" >/dev/null 2>&1; then
+if ! have_nvcc; then
   echo "SKIP: no PTX compiler (KC_NVCC='$KC_NVCC'): kcc builds host-only" \
     "objects; configure with KC_NVCC=/path/to/nvcc to test PTX"
   exit 77
@@ -31,18 +32,13 @@ KCC_INCLUDEDIR=
 export KCC_INCLUDEDIR
 unset KC_NVCCFLAGS KC_PTX_ARCH KCC_VERBOSE
 
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
 work=$PWD/t-kcc-ptx.dir
 rm -rf "$work"
 mkdir -p "$work" || exit 99
 
 assemble() { # assemble FILE.ptx WHAT
   if $PTXAS -arch=sm_90 "$1" -o "$work/out.cubin" 2>"$work/ptxas.err"; then
-    echo "ok: $2: $(wc -c <"$1") bytes of PTX assemble for sm_90"
+    ok "$2: $(wc -c <"$1") bytes of PTX assemble for sm_90"
   else
     sed 's/^/#   /' "$work/ptxas.err"
     fail "$2: ptxas -arch=sm_90 failed"
@@ -101,7 +97,7 @@ for p in $saved; do
   if test "$(echo $handles)" != "$(echo $entries)"; then
     fail "$rel: handles ($(echo $handles)) != PTX kernels ($(echo $entries))"
   else
-    echo "ok: $rel registers $(echo $handles | wc -w) kernels, each with" \
+    ok "$rel registers $(echo $handles | wc -w) kernels, each with" \
       "its two PTX entries"
   fi
 done

@@ -14,15 +14,10 @@
 # sanitizer build libkc is instrumented, and a program linked without the
 # sanitizer's runtime cannot load it.
 . "${KC_TEST_TOP_BUILDDIR:?run me through tests/run-backend}/tests/kcc-test.env"
+. "${KC_TEST_TOP_SRCDIR:?run me through tests/run-backend}/tests/kcc-test-lib.sh"
 
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
-ok() { echo "ok: $*"; }
 have_ptx=no
-if test -n "$KC_NVCC" && command -v "$KC_NVCC" >/dev/null 2>&1; then
+if have_nvcc; then
   have_ptx=yes
 else
   echo "# no PTX compiler configured (KC_NVCC='$KC_NVCC'): PTX checks skipped"
@@ -371,10 +366,4 @@ for alt in clang gcc; do
   break
 done
 
-echo "# $fails failure(s)"
-if test $fails -ne 0; then
-  echo "# left $work for inspection"
-  exit 1
-fi
-cd .. && rm -rf "$work"
-exit 0
+finish "$work"
