@@ -46,6 +46,13 @@ int kc__enter_slow(const char *fn) {
   return up == KC__FORKED ? forked(fn) : kc__noinit(fn);
 }
 
+int kc__check_init(const char *fn) {
+  const int up = atomic_load_explicit(&kc__rt.up, memory_order_seq_cst);
+  if (up == KC__UP || (up == KC__OWNED && kc__self.lifetime))
+    return 0;
+  return up == KC__FORKED ? forked(fn) : kc__noinit(fn);
+}
+
 void kc__wake_finalize(void) {
   pthread_mutex_lock(&kc__rt.drain_lock);
   pthread_cond_broadcast(&kc__rt.drained);

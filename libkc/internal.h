@@ -215,12 +215,24 @@ static inline int kc__slot_rc(int rc, int most) {
 
 int kc__noinit(const char *fn) KC__HIDDEN;
 
-/* Fails early with KC_ENOINIT (naming `fn`) when kc is plainly down, before
- * a call validates its arguments; kc__enter makes the real check. */
+/* 0 if the runtime is up for the calling thread (UP, or OWNED by it: a
+ * profiling tool's init or finalize callback), else KC_ENOINIT naming
+ * `fn`, and fork() where this process is a fork()ed child.  Takes no
+ * part in kc__enter's count of calls in flight. */
+int kc__check_init(const char *fn) KC__HIDDEN;
+
+/* Fails early with KC_ENOINIT (naming `fn`) when kc is not up for this
+ * thread (down, a fork()ed child, another thread's kc_init or
+ * kc_finalize), before a call validates its arguments: an argument error
+ * there would hide the documented KC_ENOINIT.  kc__enter makes the real
+ * check. */
 #define KC__CHECK_INIT(fn)                                                     \
   do {                                                                         \
-    if (atomic_load_explicit(&kc__rt.up, memory_order_relaxed) == KC__DOWN)    \
-      return kc__noinit(fn);                                                   \
+    if (atomic_load_explicit(&kc__rt.up, memory_order_relaxed) != KC__UP) {    \
+      const int kc__ci_rc = kc__check_init(fn);                                \
+      if (kc__ci_rc)                                                           \
+        return kc__ci_rc;                                                      \
+    }                                                                          \
   } while (0)
 
 /* Zeroed, 64-byte aligned allocation (NULL on failure). */

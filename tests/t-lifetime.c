@@ -319,6 +319,26 @@ static int in_forked_child(void *arg) {
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
   KC_CHECK_ERR(kc_get_info(&info), KC_ENOINIT);
+  /* Calls that check their arguments: KC_ENOINIT naming fork() comes
+   * first (they said KC_EINVAL "queue is NULL", "not a live kc queue"). */
+  kc_queue *q = NULL;
+  kc_event *ev = NULL;
+  double d = 0;
+  int dev = 0;
+  KC_CHECK_ERR(kc_queue_create(NULL, 0), KC_ENOINIT);
+  KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
+  KC_CHECK_ERR(kc_queue_destroy(NULL), KC_ENOINIT);
+  KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
+  KC_CHECK_ERR(kc_queue_fence((kc_queue *)&d), KC_ENOINIT);
+  KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
+  KC_CHECK_ERR(kc_queue_device(q, NULL), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_create(NULL), KC_ENOINIT);
+  KC_CHECK_ERR(kc_event_query(ev), KC_ENOINIT);
+  KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
+  KC_CHECK_ERR(kc_memcpy(NULL, &d, 4), KC_ENOINIT);
+  KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
+  KC_CHECK_ERR(kc_memset(NULL, 0, 4), KC_ENOINIT);
+  KC_CHECK_ERR(kc_pointer_device(&d, &dev), KC_ENOINIT);
   KC_CHECK_ERR(kc_init(), KC_ENOINIT);
   KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
   KC_CHECK_ERR(kc_finalize(), KC_ENOINIT);
