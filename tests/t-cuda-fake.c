@@ -27,7 +27,16 @@ static const char ptx_reduce[] =
     ".version 8.0\n.target sm_90\n"
     "// k_reduce__kcp k_reduce__kcg kc__cuda_staging kc__cuda_result_done\n";
 
-static kc_kernel *k_for, *k_reduce;
+static const char ptx_team[] = ".version 8.0\n.target sm_90\n"
+                               "// k_team__kcp k_team__kcg kc__cuda_staging\n";
+static const char ptx_md[] =
+    ".version 8.0\n.target sm_90\n"
+    "// k_md__kcp k_md__kcg kc__cuda_staging kc__cuda_md_flags\n";
+static const char ptx_mdr[] =
+    ".version 8.0\n.target sm_90\n// k_mdr__kcp k_mdr__kcg kc__cuda_staging "
+    "kc__cuda_md_flags kc__cuda_result_done\n";
+
+static kc_kernel *k_for, *k_reduce, *k_team, *k_md, *k_mdr;
 
 static void register_kernels(void) {
   kc_kernel_desc d;
@@ -43,6 +52,21 @@ static void register_kernels(void) {
   d.reducer.op = KC_REDUCE_SUM;
   d.reducer.type = KC_DOUBLE;
   KC_REQUIRE_OK(kc_kernel_register(&d, &k_reduce));
+  d.name = "k_mdr";
+  d.kind = KC_KERNEL_MDREDUCE;
+  d.rank = 2;
+  d.ptx = ptx_mdr;
+  KC_REQUIRE_OK(kc_kernel_register(&d, &k_mdr));
+  memset(&d.reducer, 0, sizeof d.reducer);
+  d.name = "k_md";
+  d.kind = KC_KERNEL_MDFOR;
+  d.ptx = ptx_md;
+  KC_REQUIRE_OK(kc_kernel_register(&d, &k_md));
+  d.name = "k_team";
+  d.kind = KC_KERNEL_TEAM;
+  d.rank = 0;
+  d.ptx = ptx_team;
+  KC_REQUIRE_OK(kc_kernel_register(&d, &k_team));
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -483,6 +507,68 @@ static int elapsed_not_a_time(void *arg) {
   return verdict();
 }
 
+/* ------------------------------------------- policies at their limits */
+
+/* A policy the device cannot run is refused when it is empty too (an
+ * empty league or box returned 0 before the checks, where its reduction
+ * was refused), and a 1-D range ending near INT64_MAX is refused when
+ * empty (the documented 2^44 rule). */
+static int empty_policies_checked(void *arg) {
+  (void)arg;
+  KC_REQUIRE_OK(kc_init());
+  for (kc_index league = 0; league <= 1; league++) {
+    kc_policy p = kc_team_policy(league, KC_AUTO, 3);
+    KC_CHECK_ERR(kc_parallel_for("t", k_team, &p, NULL, 0), KC_EINVAL);
+    p = kc_team_policy(league, 4096, 1);
+    KC_CHECK_ERR(kc_parallel_for("t", k_team, &p, NULL, 0), KC_EINVAL);
+    p = kc_team_policy(league, KC_AUTO, 1);
+    KC_CHECK_OK(kc_policy_set_scratch(&p, 0, (size_t)1 << 30, 0));
+    KC_CHECK_ERR(kc_parallel_for("t", k_team, &p, NULL, 0), KC_ESCRATCH);
+  }
+  kc_policy e = kc_range(INT64_MAX, INT64_MAX);
+  KC_CHECK_ERR(kc_parallel_for("t", k_for, &e, NULL, 0), KC_ERANGE);
+  SAID();
+  KC_CHECK_CONTAINS(kc_last_error(), "INT64_MAX - 2^44");
+  kc_policy ok = kc_team_policy(0, KC_AUTO, 1);
+  KC_CHECK_OK(kc_parallel_for("t", k_team, &ok, NULL, 0));
+  KC_CHECK_OK(kc_finalize());
+  return verdict();
+}
+
+/* MD boxes: an empty one with a tile larger than the box runs (the
+ * reduction was refused, "a tile of more than 2^31 points"); one of
+ * INT64_MAX points whose misaligned start moves the tiles' origin ran
+ * into a division by zero (SIGFPE); one ending near INT64_MAX is refused,
+ * as a 1-D range is (the device's loops stepped past INT64_MAX). */
+static int md_boxes_at_the_limits(void *arg) {
+  (void)arg;
+  KC_REQUIRE_OK(kc_init());
+  double r = -1;
+  kc_index b0[2] = {0, 0}, e0[2] = {0, 1}, big[2] = {(kc_index)1 << 32, 1};
+  kc_policy p = kc_mdrange(2, b0, e0, big);
+  KC_CHECK_OK(kc_parallel_reduce("t", k_mdr, &p, NULL, 0, &r));
+  KC_CHECK_OK(kc_parallel_for("t", k_md, &p, NULL, 0));
+  const kc_index far = (kc_index)1 << 44;
+  kc_index b1[2] = {0, -far - 1}, e1[2] = {1, INT64_MAX - far - 1},
+           t1[2] = {1, (kc_index)1 << 62};
+  p = kc_mdrange(2, b1, e1, t1);
+  KC_CHECK_OK(kc_parallel_for("t", k_md, &p, NULL, 0));
+  KC_CHECK_OK(kc_parallel_reduce("t", k_mdr, &p, NULL, 0, &r));
+  kc_index b2[2] = {INT64_MAX - 3, INT64_MAX - 5},
+           e2[2] = {INT64_MAX, INT64_MAX};
+  p = kc_mdrange(2, b2, e2, NULL);
+  KC_CHECK_ERR(kc_parallel_for("t", k_md, &p, NULL, 0), KC_ERANGE);
+  SAID();
+  KC_CHECK_CONTAINS(kc_last_error(), "INT64_MAX - 2^44");
+  KC_CHECK_ERR(kc_parallel_reduce("t", k_mdr, &p, NULL, 0, &r), KC_ERANGE);
+  kc_index e3[2] = {INT64_MAX - far, 4};
+  kc_index b3[2] = {INT64_MAX - far - 5, 0};
+  p = kc_mdrange(2, b3, e3, NULL);
+  KC_CHECK_OK(kc_parallel_for("t", k_md, &p, NULL, 0));
+  KC_CHECK_OK(kc_finalize());
+  return verdict();
+}
+
 /* ---------------------------------------------------------------- main */
 
 /* Runs one case, unless KC_TEST_CASE names others (a part of the name). */
@@ -570,6 +656,9 @@ int main(void) {
   CASE(no_occupancy);
   CASE(function_attribute_fails);
   CASE(negative_static_shared);
+
+  CASE(empty_policies_checked);
+  CASE(md_boxes_at_the_limits);
 
   CASE(launch_out_of_memory);
   CASE(staging_write_fails);

@@ -33,6 +33,7 @@ KC_KERNEL_DECLARE(kt_team_min);
 KC_KERNEL_DECLARE(kt_team_prod);
 KC_KERNEL_DECLARE(kt_team_minmax);
 KC_KERNEL_DECLARE(kt_fill);
+KC_KERNEL_DECLARE(kt_team_edges);
 
 enum { ROWS = 39, N = 45 }; /* ROWS: a multiple of 3 (matvec3, vector scan) */
 
@@ -393,6 +394,38 @@ static void limits(void) {
   KC_CHECK_EQ_INT(meta[6], 0);
 }
 
+/* Nested ranges at INT64_MAX and INT64_MIN run exactly their indices
+ * (kt_team_edges): sums of the distances from the end, counts of empty
+ * ranges at INT64_MAX (0). */
+static void edges(int ts, int vl) {
+  static int64_t meta[ROWS * 8], out[ROWS * N];
+  static const int64_t want[8] = {15, 0, 6, 6, 3, 28, 0, 15};
+  kt_team f = functor();
+  clear();
+  kc_policy p = kc_team_policy(ROWS, ts, vl);
+  KC_CHECK_OK(kc_parallel_for("edges", KC_TEST_KERNEL(kt_team_edges), &p, &f,
+                              sizeof f));
+  fetch(out, meta, NULL);
+  for (int r = 0, bad = 0; r < ROWS && bad < 3; r++) {
+    /* out: the scan's total and its value before INT64_MAX - 1, the
+     * custom reduction's min and max */
+    const int64_t *o = &out[r * N];
+    if (o[0] != 45 || o[2] != 44 || o[1] != 40100) {
+      KC_FAIL("edges (team size %d, vector length %d): team %d: scan total "
+              "%lld (45), prefix %lld (44), min/max %lld (40100)",
+              ts, vl, r, (long long)o[0], (long long)o[2], (long long)o[1]);
+      bad++;
+    }
+    for (int k = 0; k < 8; k++)
+      if (meta[r * 8 + k] != want[k]) {
+        KC_FAIL("edges (team size %d, vector length %d): team %d: meta[%d] = "
+                "%lld, want %lld",
+                ts, vl, r, k, (long long)meta[r * 8 + k], (long long)want[k]);
+        bad++;
+      }
+  }
+}
+
 static void empty_and_errors(void) {
   kt_team f = functor();
   /* An empty league runs nothing; a reduction gives the identity. */
@@ -460,6 +493,9 @@ int main(void) {
                                    {16, 4},      {KC_AUTO, 8}};
   for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
     config(configs[c][0], configs[c][1]);
+  edges(KC_AUTO, 1);
+  edges(4, 8);
+  edges(32, 1);
   limits();
   large_league();
   empty_and_errors();

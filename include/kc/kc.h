@@ -724,11 +724,11 @@ KC_API int kc_kernel_set_team_scratch(kc_kernel *k, kc_team_scratch_fn fn);
  * that does not fit
  * the kernel's kind, chunk 0), KC_ERANGE (end < begin, a range of more than
  * INT64_MAX indices, a box of more than INT64_MAX points, a negative league
- * size; the CUDA backend also refuses 1-D ranges ending within 2^44 of
- * INT64_MAX), KC_ENOKERNEL (the kernel has no code for this backend: the detail
- * says how to rebuild it), KC_ELAUNCH, KC_EJIT, KC_ESCRATCH.  A launch made
- * from inside a running host kernel is KC_EINVAL (launches do not nest; use a
- * team policy's nested loops). */
+ * size; the CUDA backend also refuses 1-D ranges and MD boxes ending
+ * within 2^44 of INT64_MAX, empty or not), KC_ENOKERNEL (the kernel has no code
+ * for this backend: the detail says how to rebuild it), KC_ELAUNCH, KC_EJIT,
+ * KC_ESCRATCH.  A launch made from inside a running host kernel is KC_EINVAL
+ * (launches do not nest; use a team policy's nested loops). */
 KC_API int kc_parallel_for(const char *label, kc_kernel *kernel,
                            const kc_policy *policy, const void *functor,
                            size_t functor_size);

@@ -194,6 +194,12 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
   int given = 0;
   (void)s;
   for (int d = 0; d < R; d++) {
+    if (p->end[d] > INT64_MAX - KC_CUDA_INDEX_SLACK)
+      return kc_backend_error(KC_ERANGE,
+                              "cuda: kernel '%s': dimension %d of the box "
+                              "ends at %lld; the CUDA backend takes boxes "
+                              "ending at most INT64_MAX - 2^44",
+                              l->kernel->name, d, (long long)p->end[d]);
     n[d] = p->end[d] - p->begin[d];
     given |= p->tile[d] > 0;
   }
@@ -229,7 +235,8 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
    * origin moves back by the box's misalignment (kc_cuda_md_args), where
    * tiles there are whole warps. */
   unsigned shift = 0;
-  if (flags && t[F] % 32 == 0 && n[F] > 0 && p->begin[F] > INT64_MIN + 32) {
+  if (flags && t[F] % 32 == 0 && n[F] > 0 && n[F] <= INT64_MAX - 32 &&
+      p->begin[F] > INT64_MIN + 32) {
     shift = (unsigned)(((p->begin[F] % 32) + 32) % 32);
     n[F] += shift;
   }
@@ -241,8 +248,8 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
     empty |= n[d] == 0;
   kc_index tiles = 1, rest = 1;
   for (int d = 0; d < R; d++) {
-    if (t[d] > n[d] && n[d] > 0)
-      t[d] = n[d];
+    if (t[d] > n[d])
+      t[d] = n[d] > 0 ? n[d] : 1; /* an empty dimension: no tiles */
     m->begin[d] = p->begin[d] - (d == F ? (kc_index)shift : 0);
     m->end[d] = p->end[d];
     m->tile[d] = t[d];
@@ -257,7 +264,7 @@ int kc__cuda_md_geometry(kc__cuda_state *s, const kc__cuda_entry *e,
                                 l->kernel->name);
       tiles *= m->ntiles[d];
     }
-    if (d != F) {
+    if (d != F && !empty) {
       if (rest > (kc_index)0x7fffffff / t[d])
         return kc_backend_error(KC_EINVAL,
                                 "cuda: kernel '%s': a tile of more than "

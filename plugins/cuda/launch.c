@@ -19,11 +19,6 @@
 
 #include "plugin.h"
 
-/* 1-D ranges end at most this far below INT64_MAX: the device's grid-stride
- * loops and block chunks step past the end by less than a grid's threads
- * (2^31 blocks of 1024) times the chunk rounding. */
-#define KC_CUDA_INDEX_SLACK ((kc_index)1 << 44)
-
 static const char *const mode_names[] = {"auto", "param", "constant", "global"};
 
 /* One launch as it is being built. */
@@ -555,12 +550,16 @@ int kc__cuda_launch(void *state, const kc_launch *l) {
   s->cur = L;
   if (j.k->kind == KC_KERNEL_CALL)
     return launch_call(s, j.K, l, l->policy.end[0] - l->policy.begin[0]);
-  if (nothing_to_do(l))
-    return 0;
   j.mode = choose_mode(s, j.K, l);
   j.e = j.mode == MODE_PARAM ? &j.K->p : &j.K->g;
+  /* The geometry first: a policy this device cannot run (a vector length
+   * of 3, a team larger than a block, too much scratch, a range too near
+   * INT64_MAX) is refused whether or not it is empty, as its reduction
+   * is. */
   if ((rc = geometry(s, &j)) != 0)
     return rc;
+  if (nothing_to_do(l))
+    return 0;
 
   /* The functor: its bytes (by value) or the address of its staged copy. */
   static const unsigned char zeros[64];

@@ -29,6 +29,12 @@ enum { GRID_RESIDENT = 0, GRID_FULL, GRID_WIDE, GRID_TUNE };
 /* KC_CUDA_REDUCE_WAVES when unset (doc/backends.md, "Grid size"). */
 #define KC_CUDA_REDUCE_WAVES_DEFAULT 1
 
+/* 1-D ranges and MD boxes end at most this far below INT64_MAX: the
+ * device's grid-stride loops, block chunks and tile loops step past the
+ * end by less than a grid's threads (2^31 blocks of 1024) times the chunk
+ * rounding, or a block's threads. */
+#define KC_CUDA_INDEX_SLACK ((kc_index)1 << 44)
+
 /* How a functor reaches the kernel (KC_CUDA_LAUNCH). */
 enum { MODE_AUTO = 0, MODE_PARAM, MODE_CONSTANT, MODE_GLOBAL };
 

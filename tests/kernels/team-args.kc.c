@@ -259,3 +259,45 @@ KC_TEAM_REDUCE_CUSTOM_ARGS(kt_team_minmax, KT_TEAM_ARGS, team, kt_minmax,
                                  acc.max = m.max;
                              });
                            })
+
+/* Nested ranges at the ends of kc_index (team.kc.c's kt_team_edges). */
+KC_TEAM_ARGS(kt_team_edges, KT_TEAM_ARGS, team, {
+  const kc_index lr = kc_team_league_rank(team), top = INT64_MAX,
+                 bot = INT64_MIN;
+  int64_t *m = &KT_META(lr, 0);
+  KC_TEAM_THREAD_FOR(team, i, top - 5, top, kc_atomic_add(&m[0], top - i));
+  KC_TEAM_THREAD_FOR(team, i, top, top, kc_atomic_add(&m[1], 1 + 0 * i));
+  KC_TEAM_VECTOR_FOR(team, i, top - 3, top, kc_atomic_add(&m[2], top - i));
+  KC_TEAM_VECTOR_FOR(team, i, bot, bot + 4, kc_atomic_add(&m[3], i - bot));
+  KC_TEAM_THREAD_FOR(team, r, 0, 1, {
+    KC_THREAD_VECTOR_FOR(team, i, top - 2, top, kc_atomic_add(&m[4], top - i));
+    KC_THREAD_VECTOR_FOR(team, i, top, top, kc_atomic_add(&m[4], 100 + 0 * i));
+  });
+  int64_t s5 = 0, s6 = 0, s7 = 0, total = 0;
+  kt_minmax mm;
+  KC_TEAM_THREAD_SCAN(team, i, top - 9, top, int64_t, acc, final, total, {
+    if (final && i == top - 1)
+      out[lr * n + 2] = acc;
+    acc += top - i;
+  });
+  KC_TEAM_THREAD_REDUCE_CUSTOM(team, i, top - 4, top, kt_minmax, kt_minmax, acc,
+                               mm, {
+                                 if ((double)(top - i) < acc.min)
+                                   acc.min = (double)(top - i);
+                                 if ((double)(top - i) > acc.max)
+                                   acc.max = (double)(top - i);
+                               });
+  KC_TEAM_THREAD_REDUCE(team, i, top - 7, top, SUM, int64_t, acc, s5,
+                        acc += top - i);
+  KC_TEAM_VECTOR_REDUCE(team, i, top, top, SUM, int64_t, acc, s6,
+                        acc += 1 + 0 * i);
+  KC_TEAM_VECTOR_REDUCE(team, i, bot, bot + 6, SUM, int64_t, acc, s7,
+                        acc += i - bot);
+  KC_TEAM_SINGLE(team, {
+    out[lr * n + 0] = total;
+    out[lr * n + 1] = (int64_t)mm.min * 100 + (int64_t)mm.max * 10000;
+    m[5] = s5;
+    m[6] = s6;
+    m[7] = s7;
+  });
+})

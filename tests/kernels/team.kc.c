@@ -260,3 +260,48 @@ KC_TEAM_REDUCE_CUSTOM(kt_team_minmax, kt_team, f, team, kt_minmax, kt_minmax,
                             acc.max = m.max;
                         });
                       })
+
+/* Nested ranges at the ends of kc_index: each loop must run exactly its
+ * range's indices (the CUDA loops stepped i past INT64_MAX, and began
+ * [INT64_MAX, INT64_MAX) at INT64_MAX + threadIdx: a wrapped index).
+ * meta[0..7] of each team: what t-team.c's edges() expects. */
+KC_TEAM(kt_team_edges, kt_team, f, team, {
+  const kc_index lr = kc_team_league_rank(team), top = INT64_MAX,
+                 bot = INT64_MIN;
+  int64_t *m = &KT_META(f, lr, 0);
+  KC_TEAM_THREAD_FOR(team, i, top - 5, top, kc_atomic_add(&m[0], top - i));
+  KC_TEAM_THREAD_FOR(team, i, top, top, kc_atomic_add(&m[1], 1 + 0 * i));
+  KC_TEAM_VECTOR_FOR(team, i, top - 3, top, kc_atomic_add(&m[2], top - i));
+  KC_TEAM_VECTOR_FOR(team, i, bot, bot + 4, kc_atomic_add(&m[3], i - bot));
+  KC_TEAM_THREAD_FOR(team, r, 0, 1, {
+    KC_THREAD_VECTOR_FOR(team, i, top - 2, top, kc_atomic_add(&m[4], top - i));
+    KC_THREAD_VECTOR_FOR(team, i, top, top, kc_atomic_add(&m[4], 100 + 0 * i));
+  });
+  int64_t s5 = 0, s6 = 0, s7 = 0, total = 0;
+  kt_minmax mm;
+  KC_TEAM_THREAD_SCAN(team, i, top - 9, top, int64_t, acc, final, total, {
+    if (final && i == top - 1)
+      f->out[lr * f->n + 2] = acc;
+    acc += top - i;
+  });
+  KC_TEAM_THREAD_REDUCE_CUSTOM(team, i, top - 4, top, kt_minmax, kt_minmax, acc,
+                               mm, {
+                                 if ((double)(top - i) < acc.min)
+                                   acc.min = (double)(top - i);
+                                 if ((double)(top - i) > acc.max)
+                                   acc.max = (double)(top - i);
+                               });
+  KC_TEAM_THREAD_REDUCE(team, i, top - 7, top, SUM, int64_t, acc, s5,
+                        acc += top - i);
+  KC_TEAM_VECTOR_REDUCE(team, i, top, top, SUM, int64_t, acc, s6,
+                        acc += 1 + 0 * i);
+  KC_TEAM_VECTOR_REDUCE(team, i, bot, bot + 6, SUM, int64_t, acc, s7,
+                        acc += i - bot);
+  KC_TEAM_SINGLE(team, {
+    f->out[lr * f->n + 0] = total;
+    f->out[lr * f->n + 1] = (int64_t)mm.min * 100 + (int64_t)mm.max * 10000;
+    m[5] = s5;
+    m[6] = s6;
+    m[7] = s7;
+  });
+})

@@ -585,7 +585,11 @@ __device__ __forceinline__ void kc__md_tile_in(const kc_cuda_md_args &kc__m,
       kc__tt = kc__q;
     }
     kc__lo[kc__d] = kc__m.begin[kc__d] + (kc_index)kc__c * kc__m.tile[kc__d];
-    kc__hi[kc__d] = min(kc__lo[kc__d] + kc__m.tile[kc__d], kc__m.end[kc__d]);
+    /* not lo + tile, which may pass INT64_MAX for a tile near the box's
+     * size */
+    kc__hi[kc__d] = kc__m.end[kc__d] - kc__lo[kc__d] > kc__m.tile[kc__d]
+                        ? kc__lo[kc__d] + kc__m.tile[kc__d]
+                        : kc__m.end[kc__d];
   }
   const int kc__fx = KC__MD_D(0);
   /* The box's first point in the fastest dimension (the tiles' origin is
@@ -946,15 +950,35 @@ struct kc__nop_fn {
 #define KC__NOP_CUSTOM(rname, vtype)                                           \
   kc__nop_fn<vtype, rname##__kcident, rname##__kcjoin>
 
-/* [*lo, *hi): part `k` of `parts` contiguous parts of [b, e). */
+/* The nested loops count offsets from their range's first index, in
+ * unsigned 64 bits: an index stepped past INT64_MAX would wrap, and
+ * [INT64_MAX, INT64_MAX) started at INT64_MAX + threadIdx (t-team's
+ * edges).  span: how many indices [b, e) holds (0 if e <= b); at: index
+ * b + o. */
+__device__ __forceinline__ unsigned long long kc__span(kc_index kc__b,
+                                                       kc_index kc__e) {
+  return kc__e > kc__b ? (unsigned long long)kc__e - (unsigned long long)kc__b
+                       : 0ull;
+}
+__device__ __forceinline__ kc_index kc__at(kc_index kc__b,
+                                           unsigned long long kc__o) {
+  return (kc_index)((unsigned long long)kc__b + kc__o);
+}
+
+/* [*lo, *hi): part `k` of `parts` contiguous parts of [b, e), in offsets
+ * from b (b + k * per passed INT64_MAX for the last parts of a range that
+ * ends near it). */
 __device__ __forceinline__ void kc__part(kc_index kc__b, kc_index kc__e,
                                          unsigned kc__k, unsigned kc__parts,
                                          kc_index *kc__lo, kc_index *kc__hi) {
-  const kc_index kc__n = kc__e > kc__b ? kc__e - kc__b : 0;
-  const kc_index kc__per = (kc__n + kc__parts - 1) / kc__parts;
-  const kc_index kc__l = kc__b + (kc_index)kc__k * kc__per;
-  *kc__lo = kc__l < kc__e ? kc__l : kc__e;
-  *kc__hi = kc__l + kc__per < kc__e ? kc__l + kc__per : kc__e;
+  const unsigned long long kc__n = kc__span(kc__b, kc__e);
+  const unsigned long long kc__per =
+      kc__n / kc__parts + (kc__n % kc__parts != 0);
+  unsigned long long kc__l = (unsigned long long)kc__k * kc__per;
+  if (kc__l > kc__n)
+    kc__l = kc__n;
+  *kc__lo = kc__at(kc__b, kc__l);
+  *kc__hi = kc__at(kc__b, kc__n - kc__l > kc__per ? kc__l + kc__per : kc__n);
 }
 
 #endif /* KC_DETAIL_CUDA_DRIVERS_H */

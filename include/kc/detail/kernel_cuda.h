@@ -342,9 +342,11 @@ template <class kc__A> struct kc__same_type<kc__A, kc__A> {
 #define KC_TEAM_THREAD_FOR(team, i, begin, end, ...)                           \
   do {                                                                         \
     (void)(team);                                                              \
-    const kc_index kc__ttf_e = (end);                                          \
-    for (kc_index i = (begin) + (kc_index)threadIdx.y; i < kc__ttf_e;          \
-         i += blockDim.y) {                                                    \
+    const kc_index kc__ttf_b = (begin);                                        \
+    const unsigned long long kc__ttf_n = kc__span(kc__ttf_b, (end));           \
+    for (unsigned long long kc__ttf_o = threadIdx.y; kc__ttf_o < kc__ttf_n;    \
+         kc__ttf_o += blockDim.y) {                                            \
+      kc_index i = kc__at(kc__ttf_b, kc__ttf_o);                               \
       do {                                                                     \
         __VA_ARGS__;                                                           \
       } while (0);                                                             \
@@ -354,9 +356,11 @@ template <class kc__A> struct kc__same_type<kc__A, kc__A> {
 #define KC_THREAD_VECTOR_FOR(team, i, begin, end, ...)                         \
   do {                                                                         \
     (void)(team);                                                              \
-    const kc_index kc__tvf_e = (end);                                          \
-    for (kc_index i = (begin) + (kc_index)threadIdx.x; i < kc__tvf_e;          \
-         i += blockDim.x) {                                                    \
+    const kc_index kc__tvf_b = (begin);                                        \
+    const unsigned long long kc__tvf_n = kc__span(kc__tvf_b, (end));           \
+    for (unsigned long long kc__tvf_o = threadIdx.x; kc__tvf_o < kc__tvf_n;    \
+         kc__tvf_o += blockDim.x) {                                            \
+      kc_index i = kc__at(kc__tvf_b, kc__tvf_o);                               \
       do {                                                                     \
         __VA_ARGS__;                                                           \
       } while (0);                                                             \
@@ -366,9 +370,11 @@ template <class kc__A> struct kc__same_type<kc__A, kc__A> {
 #define KC_TEAM_VECTOR_FOR(team, i, begin, end, ...)                           \
   do {                                                                         \
     (void)(team);                                                              \
-    const kc_index kc__tmf_e = (end);                                          \
-    for (kc_index i = (begin) + (kc_index)kc__tid(); i < kc__tmf_e;            \
-         i += kc__nthreads()) {                                                \
+    const kc_index kc__tmf_b = (begin);                                        \
+    const unsigned long long kc__tmf_n = kc__span(kc__tmf_b, (end));           \
+    for (unsigned long long kc__tmf_o = kc__tid(); kc__tmf_o < kc__tmf_n;      \
+         kc__tmf_o += kc__nthreads()) {                                        \
+      kc_index i = kc__at(kc__tmf_b, kc__tmf_o);                               \
       do {                                                                     \
         __VA_ARGS__;                                                           \
       } while (0);                                                             \
@@ -382,9 +388,11 @@ template <class kc__A> struct kc__same_type<kc__A, kc__A> {
   do {                                                                         \
     (void)(team);                                                              \
     vtype acc = Op::template kc__ident<vtype>();                               \
-    const kc_index kc__nr_e = (end);                                           \
-    for (kc_index i = (begin) + (kc_index)(first); i < kc__nr_e;               \
-         i += (step)) {                                                        \
+    const kc_index kc__nr_b = (begin);                                         \
+    const unsigned long long kc__nr_n = kc__span(kc__nr_b, (end));             \
+    for (unsigned long long kc__nr_o = (first); kc__nr_o < kc__nr_n;           \
+         kc__nr_o += (step)) {                                                 \
+      kc_index i = kc__at(kc__nr_b, kc__nr_o);                                 \
       do {                                                                     \
         __VA_ARGS__;                                                           \
       } while (0);                                                             \
