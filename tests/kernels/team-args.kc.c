@@ -265,8 +265,11 @@ KC_TEAM_ARGS(kt_team_edges, KT_TEAM_ARGS, team, {
   const kc_index lr = kc_team_league_rank(team), top = INT64_MAX,
                  bot = INT64_MIN;
   int64_t *m = &KT_META(lr, 0);
-  KC_TEAM_THREAD_FOR(team, i, top - 5, top, kc_atomic_add(&m[0], top - i));
-  KC_TEAM_THREAD_FOR(team, i, top, top, kc_atomic_add(&m[1], 1 + 0 * i));
+  /* a thread's lanes all run its indices: one of them counts */
+  KC_TEAM_THREAD_FOR(team, i, top - 5, top,
+                     KC_THREAD_SINGLE(team, kc_atomic_add(&m[0], top - i)));
+  KC_TEAM_THREAD_FOR(team, i, top, top,
+                     KC_THREAD_SINGLE(team, kc_atomic_add(&m[1], 1 + 0 * i)));
   KC_TEAM_VECTOR_FOR(team, i, top - 3, top, kc_atomic_add(&m[2], top - i));
   KC_TEAM_VECTOR_FOR(team, i, bot, bot + 4, kc_atomic_add(&m[3], i - bot));
   KC_TEAM_THREAD_FOR(team, r, 0, 1, {
