@@ -38,35 +38,32 @@ static const char ptx_mdr[] =
 
 static kc_kernel *k_for, *k_reduce, *k_team, *k_md, *k_mdr;
 
-static void register_kernels(void) {
+/* Registers kernel `name` of `kind` (rank for MD kinds; a reduction: a
+ * sum of doubles) with the hand-made PTX `ptx`. */
+static kc_kernel *reg(const char *name, kc_kernel_kind kind, int rank,
+                      const char *ptx) {
   kc_kernel_desc d;
   memset(&d, 0, sizeof d);
   d.struct_size = sizeof d;
-  d.name = "k_for";
-  d.kind = KC_KERNEL_FOR;
-  d.ptx = ptx_for;
-  KC_REQUIRE_OK(kc_kernel_register(&d, &k_for));
-  d.name = "k_reduce";
-  d.kind = KC_KERNEL_REDUCE;
-  d.ptx = ptx_reduce;
-  d.reducer.op = KC_REDUCE_SUM;
-  d.reducer.type = KC_DOUBLE;
-  KC_REQUIRE_OK(kc_kernel_register(&d, &k_reduce));
-  d.name = "k_mdr";
-  d.kind = KC_KERNEL_MDREDUCE;
-  d.rank = 2;
-  d.ptx = ptx_mdr;
-  KC_REQUIRE_OK(kc_kernel_register(&d, &k_mdr));
-  memset(&d.reducer, 0, sizeof d.reducer);
-  d.name = "k_md";
-  d.kind = KC_KERNEL_MDFOR;
-  d.ptx = ptx_md;
-  KC_REQUIRE_OK(kc_kernel_register(&d, &k_md));
-  d.name = "k_team";
-  d.kind = KC_KERNEL_TEAM;
-  d.rank = 0;
-  d.ptx = ptx_team;
-  KC_REQUIRE_OK(kc_kernel_register(&d, &k_team));
+  d.name = name;
+  d.kind = kind;
+  d.rank = rank;
+  d.ptx = ptx;
+  if (kind == KC_KERNEL_REDUCE || kind == KC_KERNEL_MDREDUCE) {
+    d.reducer.op = KC_REDUCE_SUM;
+    d.reducer.type = KC_DOUBLE;
+  }
+  kc_kernel *k = NULL;
+  KC_REQUIRE_OK(kc_kernel_register(&d, &k));
+  return k;
+}
+
+static void register_kernels(void) {
+  k_for = reg("k_for", KC_KERNEL_FOR, 0, ptx_for);
+  k_reduce = reg("k_reduce", KC_KERNEL_REDUCE, 0, ptx_reduce);
+  k_mdr = reg("k_mdr", KC_KERNEL_MDREDUCE, 2, ptx_mdr);
+  k_md = reg("k_md", KC_KERNEL_MDFOR, 2, ptx_md);
+  k_team = reg("k_team", KC_KERNEL_TEAM, 0, ptx_team);
 }
 
 /* ------------------------------------------------------------- helpers */
