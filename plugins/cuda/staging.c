@@ -356,11 +356,13 @@ static size_t last_diff(const unsigned char *a, const unsigned char *b,
  * copy to the device address `to`. */
 static int copy_out(kc__cuda_state *s, kc__cuda_ring *r, size_t off,
                     const unsigned char *src, size_t n, CUdeviceptr to) {
+  if (n == 0) /* no functor: src may be NULL, nothing to copy */
+    return 0;
   unsigned char *from = ring_bytes(r, n) + off;
   memcpy(from, src, n);
   CUresult e;
-  if (n && (e = s->cu->cuMemcpyHtoDAsync(to, from, n, s->cur->stream)) !=
-               CUDA_SUCCESS)
+  if ((e = s->cu->cuMemcpyHtoDAsync(to, from, n, s->cur->stream)) !=
+      CUDA_SUCCESS)
     return kc__cuda_fail(s, e, KC_ELAUNCH,
                          "staging a functor (cuMemcpyHtoDAsync)");
   return 0;
