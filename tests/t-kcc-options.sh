@@ -169,6 +169,7 @@ for_each_form() { # for_each_form WHERE NVCC
 defined(__OPTIMIZE__)&&!defined(__NO_INLINE__) -O2
 defined(__OPTIMIZE__)&&!defined(__NO_INLINE__) -O
 defined(__OPTIMIZE__)&&!defined(__NO_INLINE__) -O3
+defined(__OPTIMIZE__)&&!defined(__NO_INLINE__) -O100
 defined(__OPTIMIZE__)&&!defined(__NO_INLINE__) -Og
 defined(__OPTIMIZE__)&&defined(__OPTIMIZE_SIZE__) -Os
 defined(__OPTIMIZE__)&&defined(__FAST_MATH__) -Ofast
@@ -191,6 +192,8 @@ EOF
   done
   # The char signedness the target has, which the PTX has too.
   both_see one "$1" "$2" "-f$char_default-char"
+  # -fno-gnu-tm is the default (-fgnu-tm is refused, below).
+  both_see one "$1" "$2" -fno-gnu-tm
 }
 # predef_sees WHERE NVCC COND OPTIONS: OPTIONS make COND (an #if
 # expression) hold for the host pass: it must hold for the device pass.
@@ -241,6 +244,8 @@ refused 'cannot give this to the PTX compiler: .*system headers' \
   --no-standard-includes
 refused 'cannot give this to the PTX compiler: .*predefined macros' -undef
 refused 'cannot give this to the PTX compiler' -fgnu-tm
+refused 'cannot pass an empty sysroot on' --sysroot=
+refused 'cannot pass an empty sysroot on' -isysroot ''
 refused "PTX compiler cannot follow this.*char signedness" "-f$char_other-char"
 refused "PTX compiler cannot follow this.*wchar_t size" -fshort-wchar
 refused "PTX compiler cannot follow this" -fexec-charset=ISO-8859-1
