@@ -63,6 +63,7 @@ static int create(kc_mirror **out, size_t bytes, const char *label) {
 }
 
 int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label) {
+  KC__CHECK_INIT("kc_mirror_create");
   if (!out)
     return kc__error(KC_EINVAL, "kc_mirror_create: out is NULL");
   int rc0 = kc__out_check("kc_mirror_create", "out", out, sizeof *out);

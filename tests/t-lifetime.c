@@ -339,6 +339,8 @@ static int in_forked_child(void *arg) {
   KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
   KC_CHECK_ERR(kc_memset(NULL, 0, 4), KC_ENOINIT);
   KC_CHECK_ERR(kc_pointer_device(&d, &dev), KC_ENOINIT);
+  KC_CHECK_ERR(kc_mirror_create(NULL, 8, "in child"), KC_ENOINIT);
+  KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
   KC_CHECK_ERR(kc_init(), KC_ENOINIT);
   KC_CHECK_CONTAINS(kc_last_error(), "fork()ed child");
   KC_CHECK_ERR(kc_finalize(), KC_ENOINIT);
