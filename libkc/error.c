@@ -1,6 +1,7 @@
 /* libkc — error codes, names, messages and the per-thread detail. */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,8 @@ int kc__error(int code, const char *fmt, ...) {
 int kc_set_last_error(int code, const char *text) {
   if (!text)
     text = "";
-  if (text >= detail && text < detail + sizeof detail) {
+  const uintptr_t t = (uintptr_t)text, d = (uintptr_t)detail;
+  if (t >= d && t < d + sizeof detail) {
     /* Part of the detail itself (kc_last_error() + k): moved, not printed
      * over itself. */
     memmove(detail, text, strlen(text) + 1);

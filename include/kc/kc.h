@@ -174,7 +174,8 @@ KC_API const char *kc_last_error(void);
  * then reads that refusal in kc_last_error(), not an older failure.  Write
  * the detail as kc does, "<call>: <what was wrong>".  kc keeps no code:
  * `code` is only handed back.  Any thread, at any time (before kc_init,
- * inside a kernel); never fails. */
+ * inside a host kernel, where it sets the detail of the thread that runs
+ * the body); never fails. */
 KC_API int kc_set_last_error(int code, const char *detail);
 
 /* Name of the backend in use ("serial", "threads", "openmp", "cuda", ...),

@@ -376,7 +376,9 @@ static int geometry(kc__cuda_state *s, job *j) {
   int rc = kind == KC_POLICY_MDRANGE ? md_args(s, j)
            : kind == KC_POLICY_TEAM  ? team_args(s, j)
                                      : range_args(s, j);
-  if (rc == 0 && kind != KC_POLICY_RANGE && !j->K->geometry_noted) {
+  /* (an empty launch, checked and not run, is not the first) */
+  if (rc == 0 && kind != KC_POLICY_RANGE && !j->K->geometry_noted &&
+      !nothing_to_do(j->l)) {
     j->K->geometry_noted = 1;
     kc_backend_verbose("cuda: kernel '%s': first launch: grid %u, block "
                        "%u x %u, %zu B dynamic shared memory",

@@ -175,7 +175,8 @@ def struct(cls, **fields):
         if is_ptr and not isinstance(value, (type(None), ctypes._Pointer,
                                              ctypes.c_void_p)):
             value = to_c(value, ctypes.c_void_p, what) if \
-                isinstance(value, int) else _array.data_ptr(value)
+                isinstance(value, (int, np.integer)) else \
+                _array.data_ptr(value)
             if ctype is not ctypes.c_void_p:
                 value = ctypes.cast(value, ctype)
         elif ctype in INT_TYPES and isinstance(value, (int, np.integer)):
@@ -341,7 +342,8 @@ class Kernel:
         p = _policy(policy)
         vals = []
         for t, a in zip(self._argtypes, args):
-            if t is ctypes.c_void_p and not isinstance(a, (int, type(None))):
+            if t is ctypes.c_void_p and not isinstance(
+                    a, (int, np.integer, type(None))):
                 a = _array.data_ptr(a)
             elif t in INT_TYPES or (t is ctypes.c_void_p and a is not None):
                 a = to_c(a, t, "argument %d of kernel '%s'" %

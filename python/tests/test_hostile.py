@@ -468,6 +468,12 @@ def test_bit_and_pointer_fields_are_not_cut(session):
     assert (f.u, f.s, f.p) == (7, -4, top)
     assert ctypes.cast(f.d, ctypes.c_void_p).value == top
     assert kc.struct(Bits, s=np.int8(3), p=None, d=None).s == 3
+    # A numpy integer is an address as an int is (it was taken for an
+    # array and refused: "a numpy scalar has no lasting address").
+    g = kc.struct(Bits, p=np.uint64(top), d=np.uint64(top))
+    assert g.p == top and ctypes.cast(g.d, ctypes.c_void_p).value == top
+    with pytest.raises(kc.EINVAL, match=r"Bits\.p is -1, %s" % outside):
+        kc.struct(Bits, p=np.int64(-1))
 
 
 def test_pointer_arguments_are_not_cut(lib, session):

@@ -347,6 +347,7 @@ template <class kc__A> struct kc__same_type<kc__A, kc__A> {
     for (unsigned long long kc__ttf_o = threadIdx.y; kc__ttf_o < kc__ttf_n;    \
          kc__ttf_o += blockDim.y) {                                            \
       kc_index i = kc__at(kc__ttf_b, kc__ttf_o);                               \
+      (void)i;                                                                 \
       do {                                                                     \
         __VA_ARGS__;                                                           \
       } while (0);                                                             \
@@ -361,6 +362,7 @@ template <class kc__A> struct kc__same_type<kc__A, kc__A> {
     for (unsigned long long kc__tvf_o = threadIdx.x; kc__tvf_o < kc__tvf_n;    \
          kc__tvf_o += blockDim.x) {                                            \
       kc_index i = kc__at(kc__tvf_b, kc__tvf_o);                               \
+      (void)i;                                                                 \
       do {                                                                     \
         __VA_ARGS__;                                                           \
       } while (0);                                                             \
@@ -375,6 +377,7 @@ template <class kc__A> struct kc__same_type<kc__A, kc__A> {
     for (unsigned long long kc__tmf_o = kc__tid(); kc__tmf_o < kc__tmf_n;      \
          kc__tmf_o += kc__nthreads()) {                                        \
       kc_index i = kc__at(kc__tmf_b, kc__tmf_o);                               \
+      (void)i;                                                                 \
       do {                                                                     \
         __VA_ARGS__;                                                           \
       } while (0);                                                             \
@@ -393,6 +396,7 @@ template <class kc__A> struct kc__same_type<kc__A, kc__A> {
     for (unsigned long long kc__nr_o = (first); kc__nr_o < kc__nr_n;           \
          kc__nr_o += (step)) {                                                 \
       kc_index i = kc__at(kc__nr_b, kc__nr_o);                                 \
+      (void)i;                                                                 \
       do {                                                                     \
         __VA_ARGS__;                                                           \
       } while (0);                                                             \
