@@ -566,6 +566,60 @@ static int md_boxes_at_the_limits(void *arg) {
   return verdict();
 }
 
+/* A driver that could not be loaded is tried again at the next kc_init
+ * (the failure was kept for the process: the fake, named the second time,
+ * was never tried); one that loaded stays, a changed KC_CUDA_DRIVER
+ * notwithstanding. */
+static int driver_retried(void *arg) {
+  (void)arg;
+  const char *fake = getenv("KC_CUDA_DRIVER");
+  char keep[4096];
+  snprintf(keep, sizeof keep, "%s", fake ? fake : "");
+  setenv("KC_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+  KC_CHECK_ERR(kc_init(), KC_ENODEV);
+  SAID();
+  KC_CHECK_CONTAINS(kc_last_error(), "/nonexistent/libcuda.so.1");
+  setenv("KC_CUDA_DRIVER", keep, 1);
+  if (KC_CHECK_OK(kc_init()) == 0) {
+    KC_CHECK_EQ_STR(kc_backend_name(), "cuda");
+    KC_CHECK_OK(run_for(64));
+    KC_CHECK_OK(kc_finalize());
+  }
+  setenv("KC_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+  if (KC_CHECK_OK(kc_init()) == 0)
+    KC_CHECK_OK(kc_finalize());
+  return verdict();
+}
+
+/* KC_CUDA_VIRTUAL_DEVICES takes digits only, as every count kc reads:
+ * " 2", "+2" and a tab before 4 were taken (strtol), "2 " refused. */
+static int virtual_devices_strict(void *arg) {
+  (void)arg;
+  static const char *const bad[] = {" 2", "+2", "\t4", "2 ", "0x2", ""};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    setenv("KC_CUDA_VIRTUAL_DEVICES", bad[i], 1);
+    int rc = kc_init();
+    if (bad[i][0] == '\0') { /* empty: unset, the driver's one device */
+      if (KC_CHECK_OK(rc) == 0) {
+        KC_CHECK_EQ_INT(kc_test_info().device_count, 1);
+        KC_CHECK_OK(kc_finalize());
+      }
+      continue;
+    }
+    /* refused when the plugin probes its devices: "found no device" */
+    KC_CHECK_ERR(rc, KC_ENODEV);
+    KC_CHECK_CONTAINS(kc_last_error(), "is not a count from 1 to");
+    if (rc == 0)
+      kc_finalize();
+  }
+  setenv("KC_CUDA_VIRTUAL_DEVICES", "2", 1);
+  if (KC_CHECK_OK(kc_init()) == 0) {
+    KC_CHECK_EQ_INT(kc_test_info().device_count, 2);
+    KC_CHECK_OK(kc_finalize());
+  }
+  return verdict();
+}
+
 /* ---------------------------------------------------------------- main */
 
 /* Runs one case, unless KC_TEST_CASE names others (a part of the name). */
@@ -654,6 +708,8 @@ int main(void) {
   CASE(function_attribute_fails);
   CASE(negative_static_shared);
 
+  CASE(driver_retried);
+  CASE(virtual_devices_strict);
   CASE(empty_policies_checked);
   CASE(md_boxes_at_the_limits);
 

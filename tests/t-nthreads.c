@@ -176,6 +176,23 @@ static int far_too_many(void *arg) {
   return kc_test_failures() > before;
 }
 
+/* The same count from the OpenMP runtime's own default
+ * (OMP_NUM_THREADS=100000, KC_NUM_THREADS unset) is refused too: the
+ * plugin checked only KC_NUM_THREADS, and libgomp's region of 20000
+ * threads died of its stack (SIGSEGV in kc_init). */
+static int omp_far_too_many(void *arg) {
+  (void)arg;
+  int before = kc_test_failures();
+  unsetenv("KC_NUM_THREADS");
+  setenv("OMP_NUM_THREADS", "100000", 1);
+  int rc = kc_init();
+  KC_CHECK_EQ_INT(rc, KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "OMP_NUM_THREADS=100000");
+  if (rc == 0)
+    kc_finalize();
+  return kc_test_failures() > before;
+}
+
 /* The default count where the process may start no thread at all
  * (RLIMIT_NPROC; root is exempt, so the case runs as nobody): the openmp
  * plugin tried only counts above the CPU count before it handed them to
@@ -291,6 +308,7 @@ int main(void) {
   const char *want = kc_test_backend();
   if (want && strcmp(want, "openmp") == 0) {
     KC_ISOLATE(far_too_many, NULL, 60);
+    KC_ISOLATE(omp_far_too_many, NULL, 60);
     KC_ISOLATE(no_threads_left, NULL, 60);
   }
   for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {

@@ -98,9 +98,10 @@ typedef int64_t kc_index;
  * Choice: KC_BACKEND naming one backend (a name, "serial" or a path with a
  * '/') takes that one or fails with its reason.  A comma-separated list
  * takes the first member that is accepted *and* initialises; if none does,
- * the detail gives every member's reason.  Unset or empty: cuda, openmp,
- * threads, then the built-in serial, skipping (quietly; with the reason
- * under KC_VERBOSE) any that is refused or whose init fails.  Settings of
+ * the detail gives every member's reason.  Unset, empty or only blanks and
+ * commas: cuda, openmp, threads, then the built-in serial, skipping
+ * (quietly; with the reason under KC_VERBOSE) any that is refused or whose
+ * init fails.  Settings of
  * any length and any number of elements are honoured; a path of PATH_MAX
  * bytes or more is refused (KC_EPLUGIN), never shortened.
  *

@@ -89,9 +89,11 @@ static int virtual_devices(void) {
   const char *v = getenv("KC_CUDA_VIRTUAL_DEVICES");
   if (!v || !*v)
     return 0;
-  char *end;
-  long n = strtol(v, &end, 10);
-  return *end || n < 1 || n > KC__CUDA_MAX_DEVICES ? -1 : (int)n;
+  /* digits only, as every count kc reads (strtol took " 2" and "+2") */
+  long n = 0;
+  for (; *v >= '0' && *v <= '9' && n <= KC__CUDA_MAX_DEVICES; v++)
+    n = n * 10 + (*v - '0');
+  return *v || n < 1 || n > KC__CUDA_MAX_DEVICES ? -1 : (int)n;
 }
 
 /* The devices the driver sees (*nphys) and those kc offers (*n). */
@@ -381,14 +383,16 @@ static int device_open_here(kc__cuda_state *s, int ordinal) {
   if ((rc = kc__cuda_lane_open(s, &s->main, 0)) != 0)
     goto fail;
   s->main.dev = s;
-  kc_backend_verbose(
-      "cuda: device %d%s: %s, sm_%d%d, %d SMs, %.1f GiB, driver "
-      "%d.%d, launch mode %s",
-      s->ordinal, s->physical != s->ordinal ? " (virtual)" : "", d->name,
-      d->compute_major, d->compute_minor, d->multiprocessors,
-      (double)d->total_memory / (1024.0 * 1024 * 1024),
-      s->driver_version / 1000, s->driver_version % 1000 / 10,
-      getenv("KC_CUDA_LAUNCH") ? getenv("KC_CUDA_LAUNCH") : "auto");
+  kc_backend_verbose("cuda: device %d%s: %s, sm_%d%d, %d SMs, %.1f GiB, driver "
+                     "%d.%d, launch mode %s",
+                     s->ordinal, s->physical != s->ordinal ? " (virtual)" : "",
+                     d->name, d->compute_major, d->compute_minor,
+                     d->multiprocessors,
+                     (double)d->total_memory / (1024.0 * 1024 * 1024),
+                     s->driver_version / 1000, s->driver_version % 1000 / 10,
+                     getenv("KC_CUDA_LAUNCH") && *getenv("KC_CUDA_LAUNCH")
+                         ? getenv("KC_CUDA_LAUNCH")
+                         : "auto");
   return 0;
 fail:
   release_device(s);

@@ -25,7 +25,14 @@
 static kc__cu_api drv, api;
 static int api_status; /* 0 ok, else the KC_E code of the failure */
 static char api_why[512];
-static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+/* The driver is loaded once it loads: a failure is tried again at the
+ * next kc_init (KC_CUDA_DRIVER may name another file by then), a success
+ * is kept (a changed KC_CUDA_DRIVER is then ignored, said under
+ * KC_VERBOSE).  api_lock guards the attempt. */
+static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
+static int api_loaded;
+static char api_file[512]; /* the file that loaded */
+static pthread_once_t api_atfork = PTHREAD_ONCE_INIT;
 
 /* Each entry: where it goes, the symbol, whether it may be missing. */
 #define SYM(field, name, optional)                                             \
@@ -132,19 +139,29 @@ static atomic_int api_forked;
 static void forked(void) {
   atomic_store_explicit(&api_forked, 1, memory_order_relaxed);
 }
+/* A fork() while another thread tried the driver leaves the child a lock
+ * nobody will release. */
+static void child_unlock(void) { pthread_mutex_init(&api_lock, NULL); }
+static void register_child_unlock(void) {
+  pthread_atfork(NULL, NULL, child_unlock);
+}
+
+/* The file load() tries: KC_CUDA_DRIVER where it may be used, else the
+ * driver's versioned soname. */
+static const char *driver_file(void) {
+  /* KC_CUDA_DRIVER lets tests point at a stand-in library (or a missing
+   * one).  It names code to load, so a privileged (setuid, setgid,
+   * capabilities) process ignores it, as libkc does KC_BACKEND. */
+  const char *file = secure_getenv("KC_CUDA_DRIVER");
+  return file && *file ? file : "libcuda.so.1";
+}
 
 static void load(void) {
-  /* KC_CUDA_DRIVER lets tests point at a stand-in library (or a missing
-   * one); the default is the driver's versioned soname.  It names code to
-   * load, so a privileged (setuid, setgid, capabilities) process ignores
-   * it, as libkc does KC_BACKEND. */
-  const char *file = secure_getenv("KC_CUDA_DRIVER");
-  if (!file && getenv("KC_CUDA_DRIVER"))
+  const char *file = driver_file();
+  if (!secure_getenv("KC_CUDA_DRIVER") && getenv("KC_CUDA_DRIVER"))
     kc_backend_verbose("KC_CUDA_DRIVER is ignored: this program runs with "
                        "raised privileges (setuid, setgid or file "
                        "capabilities)");
-  if (!file || !*file)
-    file = "libcuda.so.1";
   /* A path is checked as the core checks a plugin (a FIFO would block
    * dlopen() for ever, a truncated file kill the process with SIGBUS). */
   if (strchr(file, '/') && kc_backend_check_library(file) < 0) {
@@ -189,11 +206,12 @@ static void load(void) {
     return;
   }
   api_status = 0;
+  snprintf(api_file, sizeof api_file, "%s", file);
   pthread_atfork(NULL, NULL, forked);
 }
 
 const kc__cu_api *kc__cu_load(void) {
-  pthread_once(&api_once, load);
+  pthread_once(&api_atfork, register_child_unlock);
   if (atomic_load_explicit(&api_forked, memory_order_relaxed)) {
     kc_backend_error(KC_ENODEV,
                      "cuda backend: this process is a fork()ed child of one "
@@ -202,8 +220,21 @@ const kc__cu_api *kc__cu_load(void) {
                      "or exec())");
     return NULL;
   }
-  if (api_status != 0) {
-    kc_backend_error(api_status, "%s", api_why);
+  pthread_mutex_lock(&api_lock);
+  if (!api_loaded) {
+    load();
+    api_loaded = api_status == 0;
+  } else if (strcmp(driver_file(), api_file) != 0) {
+    kc_backend_verbose("cuda: KC_CUDA_DRIVER now names %s; the driver "
+                       "loaded before, %s, stays (a driver is not unloaded)",
+                       driver_file(), api_file);
+  }
+  const int status = api_status;
+  char why[sizeof api_why];
+  memcpy(why, api_why, sizeof why);
+  pthread_mutex_unlock(&api_lock);
+  if (status != 0) {
+    kc_backend_error(status, "%s", why);
     return NULL;
   }
   return &api;

@@ -214,12 +214,28 @@ static void openmp_atfork_register(void) {
   pthread_atfork(NULL, NULL, openmp_atfork_child);
 }
 
+/* OMP_NUM_THREADS holds a count the OpenMP runtime takes: digits, commas
+ * (a list per nesting level) and blanks, a digit among them.  Empty or
+ * anything else the runtime ignores ("Invalid value"), so the user chose
+ * nothing. */
+static int omp_num_threads_set(void) {
+  const char *v = getenv("OMP_NUM_THREADS");
+  int digit = 0;
+  for (; v && *v; v++) {
+    if (*v >= '0' && *v <= '9')
+      digit = 1;
+    else if (*v != ',' && *v != ' ' && *v != '\t')
+      return 0;
+  }
+  return digit;
+}
+
 /* The runtime's default (OMP_NUM_THREADS, else the CPUs of the affinity
  * mask), but an unbound MPI rank sharing its node takes its share of it
  * (kc_host_rank_share); OMP_NUM_THREADS set means the user chose. */
 static int default_threads(void) {
   int n = omp_get_max_threads(), first;
-  if (getenv("OMP_NUM_THREADS"))
+  if (omp_num_threads_set())
     return n;
   int share = kc_host_rank_share(n, &first);
   return share < n ? share : n;
@@ -291,6 +307,18 @@ static int openmp_init(void *state, const kc_backend_config *cfg) {
   st->nthreads = cfg->num_threads > 0 ? cfg->num_threads : default_threads();
   if (st->nthreads < 1)
     st->nthreads = 1;
+  /* The runtime's own count (OMP_NUM_THREADS=20000) is held to the same
+   * limit: it started the region with it and died of its stack. */
+  if (st->nthreads > OPENMP_MAX_THREADS)
+    return kc_backend_error(
+        KC_EINVAL,
+        "openmp backend: the OpenMP runtime's default of "
+        "%d threads (OMP_NUM_THREADS=%s) is more than the "
+        "%d it takes; set KC_NUM_THREADS or "
+        "OMP_NUM_THREADS to at most that",
+        st->nthreads,
+        getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "(unset)",
+        OPENMP_MAX_THREADS);
   /* Any count above 1 is tried first: libgomp ends the process when it
    * cannot start a thread (RLIMIT_NPROC), also for the default count, and
    * this plugin may be only the first of KC_BACKEND's candidates. */
@@ -305,8 +333,11 @@ static int openmp_init(void *state, const kc_backend_config *cfg) {
   }
   atomic_init(&st->busy, 0);
   const char *wait = getenv("OMP_WAIT_POLICY");
+  while (wait && (*wait == ' ' || *wait == '\t')) /* libgomp skips them */
+    wait++;
   st->scan_region = st->nthreads > 1 && st->nthreads <= kc_host_cpu_count() &&
-                    !(wait && strcasecmp(wait, "passive") == 0);
+                    !(wait && strncasecmp(wait, "passive", 7) == 0 &&
+                      strspn(wait + 7, " \t") == strlen(wait + 7));
   st->arrived = NULL;
   if (st->scan_region) {
     st->arrived = aligned_alloc(64, sizeof *st->arrived * (size_t)st->nthreads);

@@ -444,9 +444,18 @@ TOOL_API void kokkosp_finalize_library(void) {
   }
   int fd = STDERR_FILENO;
   if (path && *path) {
+    /* Not blocking: a FIFO nobody reads would hold kc_finalize in open()
+     * for ever (ENXIO instead: the report goes to stderr); a FIFO with a
+     * reader is written as a file is. */
     do
-      fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+      fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK,
+                0666);
     while (fd < 0 && errno == EINTR);
+    if (fd >= 0) {
+      const int fl = fcntl(fd, F_GETFL);
+      if (fl != -1)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    }
     if (fd < 0) {
       fprintf(stderr, "kc-tool-timer: cannot write %s: %s; report on stderr\n",
               path, strerror(errno));
