@@ -852,6 +852,21 @@ contains
     end if
   end function wrong_result
 
+  !> kc_allocate's shape must have one element per dimension of the
+  !> array (an explicit shape(3) took a shape of one element and read two
+  !> integers past it).
+  logical function wrong_rank(n, rank, stat)
+    integer, intent(in) :: n, rank
+    integer, intent(out), optional :: stat
+    character(len=24) :: a, b
+    wrong_rank = n /= rank
+    if (.not. wrong_rank) return
+    write (a, '(i0)') n
+    write (b, '(i0)') rank
+    call fail_here(KC_EINVAL, 'kc_allocate', 'the shape has ' // trim(a) // &
+      ' element(s) for an array of rank ' // trim(b), stat)
+  end function wrong_rank
+
   ! ------------------------------------------------------------ runtime
 
   !> Loads and initialises the backend (KC_BACKEND); reference counted.
@@ -1345,10 +1360,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_float), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    real(c_float), target :: tmp
     if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
         KC_FLOAT, stat)) return
-    call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
+    call reduce(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    result = tmp
   end subroutine kc_parallel_reduce_r4
 
   subroutine kc_parallel_reduce_r8(label, kernel, policy, functor, &
@@ -1360,10 +1380,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_double), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    real(c_double), target :: tmp
     if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
         KC_DOUBLE, stat)) return
-    call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
+    call reduce(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    result = tmp
   end subroutine kc_parallel_reduce_r8
 
   subroutine kc_parallel_reduce_i4(label, kernel, policy, functor, &
@@ -1375,10 +1400,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int32_t), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    integer(c_int32_t), target :: tmp
     if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
         KC_INT32, stat)) return
-    call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
+    call reduce(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    result = tmp
   end subroutine kc_parallel_reduce_i4
 
   subroutine kc_parallel_reduce_i8(label, kernel, policy, functor, &
@@ -1390,10 +1420,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int64_t), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    integer(c_int64_t), target :: tmp
     if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
         KC_INT64, stat)) return
-    call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
+    call reduce(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    result = tmp
   end subroutine kc_parallel_reduce_i8
 
   subroutine kc_parallel_reduce_loc_i4(label, kernel, policy, functor, &
@@ -1405,10 +1440,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_int32), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    type(kc_loc_int32), target :: tmp
     if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
         KC_INT32, stat)) return
-    call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
+    call reduce(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    result = tmp
   end subroutine kc_parallel_reduce_loc_i4
 
   subroutine kc_parallel_reduce_loc_i8(label, kernel, policy, functor, &
@@ -1420,10 +1460,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_int64), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    type(kc_loc_int64), target :: tmp
     if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
         KC_INT64, stat)) return
-    call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
+    call reduce(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    result = tmp
   end subroutine kc_parallel_reduce_loc_i8
 
   subroutine kc_parallel_reduce_loc_r4(label, kernel, policy, functor, &
@@ -1435,10 +1480,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_float), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    type(kc_loc_float), target :: tmp
     if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
         KC_FLOAT, stat)) return
-    call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
+    call reduce(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    result = tmp
   end subroutine kc_parallel_reduce_loc_r4
 
   subroutine kc_parallel_reduce_loc_r8(label, kernel, policy, functor, &
@@ -1450,10 +1500,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     type(kc_loc_double), intent(inout), target :: result
     integer, intent(out), optional :: stat
+    type(kc_loc_double), target :: tmp
     if (wrong_result(kernel, c_sizeof(result), 'kc_parallel_reduce', &
         KC_DOUBLE, stat)) return
-    call reduce(label, kernel, policy, functor, functor_size, c_loc(result), &
+    call reduce(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    result = tmp
   end subroutine kc_parallel_reduce_loc_r8
 
   subroutine kc_parallel_scan_ptr(label, kernel, policy, functor, &
@@ -1477,10 +1532,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_float), intent(inout), target :: total
     integer, intent(out), optional :: stat
+    real(c_float), target :: tmp
     if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', &
         KC_FLOAT, stat)) return
-    call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
+    call scan(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    total = tmp
   end subroutine kc_parallel_scan_r4
 
   subroutine kc_parallel_scan_r8(label, kernel, policy, functor, &
@@ -1492,10 +1552,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     real(c_double), intent(inout), target :: total
     integer, intent(out), optional :: stat
+    real(c_double), target :: tmp
     if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', &
         KC_DOUBLE, stat)) return
-    call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
+    call scan(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    total = tmp
   end subroutine kc_parallel_scan_r8
 
   subroutine kc_parallel_scan_i4(label, kernel, policy, functor, &
@@ -1507,10 +1572,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int32_t), intent(inout), target :: total
     integer, intent(out), optional :: stat
+    integer(c_int32_t), target :: tmp
     if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', &
         KC_INT32, stat)) return
-    call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
+    call scan(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    total = tmp
   end subroutine kc_parallel_scan_i4
 
   subroutine kc_parallel_scan_i8(label, kernel, policy, functor, &
@@ -1522,10 +1592,15 @@ contains
     integer(c_size_t), intent(in) :: functor_size
     integer(c_int64_t), intent(inout), target :: total
     integer, intent(out), optional :: stat
+    integer(c_int64_t), target :: tmp
     if (wrong_result(kernel, c_sizeof(total), 'kc_parallel_scan', &
         KC_INT64, stat)) return
-    call scan(label, kernel, policy, functor, functor_size, c_loc(total), &
+    call scan(label, kernel, policy, functor, functor_size, c_loc(tmp), &
       stat)
+    if (present(stat)) then
+      if (stat /= 0) return
+    end if
+    total = tmp
   end subroutine kc_parallel_scan_i8
 
 
@@ -1581,13 +1656,14 @@ contains
   ! ------------------------------------------- typed allocations (generic)
   subroutine kc_allocate_r4_1(a, shape, space, label, stat)
     real(c_float), pointer, intent(inout) :: a(:)
-    integer, intent(in) :: shape(1)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 1, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0.0_c_float), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)
@@ -1609,13 +1685,14 @@ contains
 
   subroutine kc_allocate_r4_2(a, shape, space, label, stat)
     real(c_float), pointer, intent(inout) :: a(:,:)
-    integer, intent(in) :: shape(2)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 2, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0.0_c_float), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)
@@ -1637,13 +1714,14 @@ contains
 
   subroutine kc_allocate_r4_3(a, shape, space, label, stat)
     real(c_float), pointer, intent(inout) :: a(:,:,:)
-    integer, intent(in) :: shape(3)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 3, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0.0_c_float), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)
@@ -1665,13 +1743,14 @@ contains
 
   subroutine kc_allocate_r8_1(a, shape, space, label, stat)
     real(c_double), pointer, intent(inout) :: a(:)
-    integer, intent(in) :: shape(1)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 1, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0.0_c_double), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)
@@ -1693,13 +1772,14 @@ contains
 
   subroutine kc_allocate_r8_2(a, shape, space, label, stat)
     real(c_double), pointer, intent(inout) :: a(:,:)
-    integer, intent(in) :: shape(2)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 2, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0.0_c_double), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)
@@ -1721,13 +1801,14 @@ contains
 
   subroutine kc_allocate_r8_3(a, shape, space, label, stat)
     real(c_double), pointer, intent(inout) :: a(:,:,:)
-    integer, intent(in) :: shape(3)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 3, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0.0_c_double), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)
@@ -1749,13 +1830,14 @@ contains
 
   subroutine kc_allocate_i4_1(a, shape, space, label, stat)
     integer(c_int32_t), pointer, intent(inout) :: a(:)
-    integer, intent(in) :: shape(1)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 1, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0_c_int32_t), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)
@@ -1777,13 +1859,14 @@ contains
 
   subroutine kc_allocate_i4_2(a, shape, space, label, stat)
     integer(c_int32_t), pointer, intent(inout) :: a(:,:)
-    integer, intent(in) :: shape(2)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 2, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0_c_int32_t), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)
@@ -1805,13 +1888,14 @@ contains
 
   subroutine kc_allocate_i4_3(a, shape, space, label, stat)
     integer(c_int32_t), pointer, intent(inout) :: a(:,:,:)
-    integer, intent(in) :: shape(3)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 3, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0_c_int32_t), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)
@@ -1833,13 +1917,14 @@ contains
 
   subroutine kc_allocate_i8_1(a, shape, space, label, stat)
     integer(c_int64_t), pointer, intent(inout) :: a(:)
-    integer, intent(in) :: shape(1)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 1, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0_c_int64_t), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)
@@ -1861,13 +1946,14 @@ contains
 
   subroutine kc_allocate_i8_2(a, shape, space, label, stat)
     integer(c_int64_t), pointer, intent(inout) :: a(:,:)
-    integer, intent(in) :: shape(2)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 2, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0_c_int64_t), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)
@@ -1889,13 +1975,14 @@ contains
 
   subroutine kc_allocate_i8_3(a, shape, space, label, stat)
     integer(c_int64_t), pointer, intent(inout) :: a(:,:,:)
-    integer, intent(in) :: shape(3)
+    integer, intent(in) :: shape(:)
     integer(c_int), intent(in) :: space
     character(*), intent(in), optional :: label
     integer, intent(out), optional :: stat
     type(c_ptr) :: p
     integer(c_int) :: rc
     nullify(a)
+    if (wrong_rank(size(shape), 3, stat)) return
     rc = alloc_elements(p, shape, c_sizeof(0_c_int64_t), space, label)
     if (rc == 0) call c_f_pointer(p, a, max(shape, 0))
     call check(rc, 'kc_allocate', stat)

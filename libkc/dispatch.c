@@ -117,10 +117,14 @@ static int validate(call c, kc_kernel *k, const kc_policy *p,
     break;
   case KC_POLICY_MDRANGE:
     if (p->rank != ki->rank)
-      return kc__error(KC_EINVAL,
-                       "%s: kernel '%s' has rank %d but the policy has rank "
-                       "%d",
-                       fn, ki->name, ki->rank, p->rank);
+      return kc__error(
+          KC_EINVAL, "%s: kernel '%s' has rank %d but the policy has rank %d%s",
+          fn, ki->name, ki->rank, p->rank,
+          p->rank < 1 || p->rank > KC_MAX_RANK
+              ? " (kc_mdrange takes a rank from 1 to KC_MAX_RANK; Fortran's "
+                "kc_mdrange(b, e [, tile]) gives rank 0 when its arrays' "
+                "sizes differ or exceed KC_MAX_RANK)"
+              : "");
     int empty = 0, over = 0, over_d = 0;
     for (int d = 0; d < p->rank; d++) {
       if (p->end[d] < p->begin[d])

@@ -350,6 +350,7 @@ contains
     real(c_double), pointer :: r8a(:), r8b(:, :), r8c(:, :, :), r8p(:)
     integer(c_int32_t), pointer :: i4a(:), i4b(:, :), i4c(:, :, :)
     integer(c_int64_t), pointer :: i8a(:), i8b(:, :), i8c(:, :, :)
+    integer, allocatable :: sh(:)
 
     call kc_allocate(r4a, [5], KC_SPACE_HOST, 'r4a')
     r4a = 1.5
@@ -440,6 +441,20 @@ contains
     call expect(.not. associated(r8c), 'failed kc_allocate: not associated')
     call kc_allocate(i8a, [1000], 42, 'bad space', st)
     call expect_err(st, KC_EINVAL, 'kc_allocate in space 42')
+    ! A shape without one element per dimension: a rank-3 array with a
+    ! shape of one element read two integers past it (shape(3) declared),
+    ! a rank-1 one with three took the first.
+    sh = [10]
+    call kc_allocate(r8c, sh, KC_SPACE_HOST, 'short shape', st)
+    call expect_refusal(st, KC_EINVAL, 'kc_allocate: the shape has 1 ' // &
+      'element(s) for an array of rank 3', 'kc_allocate, shape too short')
+    call expect(.not. associated(r8c), 'refused kc_allocate: not associated')
+    if (associated(r8c)) call kc_deallocate(r8c)
+    sh = [10, 20, 30]
+    call kc_allocate(i4a, sh, KC_SPACE_HOST, 'long shape', st)
+    if (st == 0) call kc_deallocate(i4a)
+    call expect_refusal(st, KC_EINVAL, 'kc_allocate: the shape has 3 ' // &
+      'element(s) for an array of rank 1', 'kc_allocate, shape too long')
   end subroutine test_allocate
 
   subroutine check_alloc(p, bytes, want_bytes, got_shape, want_shape, label)
@@ -553,7 +568,7 @@ contains
 
   subroutine test_launches()
     integer, parameter :: n = 1000
-    real(c_double), pointer :: x(:), y(:)
+    real(c_double), pointer :: x(:), y(:), msum(:)
     real(c_float), pointer :: yf(:)
     integer(c_int32_t), pointer :: yi(:)
     integer(c_int64_t), pointer :: yl(:)
@@ -632,6 +647,15 @@ contains
     call kc_memcpy(c_loc(sd), c_loc(dsum), 8_c_size_t)
     call expect_near(sd, sum(hx), 'double sum into kc memory')
     call kc_deallocate(dsum)
+    ! Into a variable in kc memory (managed: the typed form blocks until
+    ! it is stored; kc took an address inside a kc allocation for the
+    ! asynchronous kind, and on a GPU the value read at once was stale).
+    call kc_allocate(msum, [1], KC_SPACE_MANAGED, 'managed sum')
+    msum = -1
+    call kc_kernel_get('ft_sum_d', k)
+    call kc_parallel_reduce('sum', k, p, c_loc(f), c_sizeof(f), msum(1))
+    call expect_near(msum(1), sum(hx), 'typed double sum into managed memory')
+    call kc_deallocate(msum)
     call kc_kernel_get('ft_sum_f', k)
     call kc_parallel_reduce('sum', k, kc_range(0, 100), c_loc(f), &
       c_sizeof(f), sf)
@@ -787,6 +811,13 @@ contains
       ix = 1, nx), iy = 1, ny)], [nx, ny])), 'ft_md, KC_ITERATE_LEFT')
     call kc_policy_set_iterate(p, 5, st)
     call expect_err(st, KC_EINVAL, 'kc_policy_set_iterate with no order')
+    ! Arrays of different sizes: the launch says why its rank is 0.
+    call kc_kernel_get('ft_md', k)
+    call kc_parallel_for('md', k, kc_mdrange([0, 0], [ny, nx], [2]), &
+      c_loc(f), c_sizeof(f), st)
+    call expect_err(st, KC_EINVAL, 'kc_mdrange with a tile of 1 element')
+    call expect(index(kc_last_error(), 'gives rank 0 when its arrays') > 0, &
+      'kc_mdrange sizes named: "' // kc_last_error() // '"')
     call kc_kernel_get('ft_mdsum', k)
     call kc_parallel_reduce('mdsum', k, kc_mdrange([0, 0], [ny, nx], [3, 5]), &
       c_loc(f), c_sizeof(f), s)
