@@ -8,12 +8,15 @@
  */
 #include <config.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
 struct kc_mirror {
+  _Atomic unsigned magic; /* MIRROR_MAGIC while the mirror lives */
   void *host;
   void *target; /* == host when the target is the host */
   size_t bytes;
@@ -22,6 +25,39 @@ struct kc_mirror {
   unsigned gen; /* kc__rt.gen of the kc_init it was created in */
   char label[96];
 };
+
+/* A destroyed mirror's handle is kept, its magic cleared, until 1024
+ * other mirrors died after it (as queues and events are): a call on it
+ * (a second destroy; in Fortran, a copy of the handle) is KC_EINVAL, not
+ * a use after free. */
+#define MIRROR_MAGIC 0x6b636d72u
+#define MIRROR_REUSE_AFTER 1024u
+static kc_mirror *graves[MIRROR_REUSE_AFTER];
+static unsigned next_grave;
+static pthread_mutex_t graves_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int dead(const kc_mirror *m) {
+  return atomic_load_explicit(&m->magic, memory_order_acquire) != MIRROR_MAGIC;
+}
+
+static int not_live(const char *fn, const kc_mirror *m) {
+  return kc__error(KC_EINVAL,
+                   "%s: %p is not a live kc mirror (destroyed already, "
+                   "perhaps through a copy of the handle)",
+                   fn, (const void *)m);
+}
+
+/* Clears m's magic and keeps its memory; frees the handle that died
+ * 1024 deaths before. */
+static void bury(kc_mirror *m) {
+  atomic_store_explicit(&m->magic, 0u, memory_order_release);
+  pthread_mutex_lock(&graves_lock);
+  kc_mirror *old = graves[next_grave];
+  graves[next_grave] = m;
+  next_grave = (next_grave + 1) % MIRROR_REUSE_AFTER;
+  pthread_mutex_unlock(&graves_lock);
+  free(old);
+}
 
 /* A mirror created before the last kc_finalize: its two allocations went
  * with it, and their addresses may belong to new allocations now. */
@@ -58,6 +94,7 @@ static int create(kc_mirror **out, size_t bytes, const char *label) {
   }
   kc__memory_mirror_side(m->host, 1);
   kc__memory_mirror_side(m->target, 1);
+  atomic_store_explicit(&m->magic, MIRROR_MAGIC, memory_order_release);
   *out = m;
   return 0;
 }
@@ -81,6 +118,8 @@ int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label) {
 int kc_mirror_destroy(kc_mirror *m) {
   if (!m)
     return 0;
+  if (dead(m))
+    return not_live("kc_mirror_destroy", m);
   int rc = kc__enter("kc_mirror_destroy");
   if (rc < 0) {
     /* After the last kc_finalize (not from inside a kernel, not in a
@@ -88,7 +127,7 @@ int kc_mirror_destroy(kc_mirror *m) {
      * freed here, or nothing could free it. */
     if (!kc__self.kernel &&
         atomic_load_explicit(&kc__rt.up, memory_order_seq_cst) == KC__DOWN) {
-      free(m);
+      bury(m);
       kc__error(0, "%s", "");
       return 0;
     }
@@ -104,14 +143,26 @@ int kc_mirror_destroy(kc_mirror *m) {
         rc = rc2;
     }
   }
-  free(m);
+  bury(m);
   kc__leave();
   return rc;
 }
 
-void *kc_mirror_host(const kc_mirror *m) { return m ? m->host : NULL; }
-void *kc_mirror_target(const kc_mirror *m) { return m ? m->target : NULL; }
-size_t kc_mirror_size(const kc_mirror *m) { return m ? m->bytes : 0; }
+void *kc_mirror_host(const kc_mirror *m) {
+  if (m && dead(m))
+    not_live("kc_mirror_host", m);
+  return m && !dead(m) ? m->host : NULL;
+}
+void *kc_mirror_target(const kc_mirror *m) {
+  if (m && dead(m))
+    not_live("kc_mirror_target", m);
+  return m && !dead(m) ? m->target : NULL;
+}
+size_t kc_mirror_size(const kc_mirror *m) {
+  if (m && dead(m))
+    not_live("kc_mirror_size", m);
+  return m && !dead(m) ? m->bytes : 0;
+}
 
 int kc_mirror_modify_host(kc_mirror *m) {
   int rc = kc__enter("kc_mirror_modify_host");
@@ -119,6 +170,8 @@ int kc_mirror_modify_host(kc_mirror *m) {
     return rc;
   if (!m) {
     rc = kc__error(KC_EINVAL, "kc_mirror_modify_host: mirror is NULL");
+  } else if (dead(m)) {
+    rc = not_live("kc_mirror_modify_host", m);
   } else if (m->gen != kc__rt.gen) {
     rc = stale("kc_mirror_modify_host", m);
   } else {
@@ -136,6 +189,8 @@ int kc_mirror_modify_target(kc_mirror *m) {
     return rc;
   if (!m) {
     rc = kc__error(KC_EINVAL, "kc_mirror_modify_target: mirror is NULL");
+  } else if (dead(m)) {
+    rc = not_live("kc_mirror_modify_target", m);
   } else if (m->gen != kc__rt.gen) {
     rc = stale("kc_mirror_modify_target", m);
   } else {
@@ -160,6 +215,8 @@ static int both_modified(const char *fn, const kc_mirror *m) {
 static int sync_entered(const char *fn, kc_mirror *m, int to_host) {
   if (!m)
     return kc__error(KC_EINVAL, "%s: mirror is NULL", fn);
+  if (dead(m))
+    return not_live(fn, m);
   if (m->gen != kc__rt.gen)
     return stale(fn, m);
   if (m->modified_host && m->modified_target)
@@ -203,6 +260,8 @@ int kc_mirror_clear_sync_state(kc_mirror *m) {
     return rc;
   if (!m)
     rc = kc__error(KC_EINVAL, "kc_mirror_clear_sync_state: mirror is NULL");
+  else if (dead(m))
+    rc = not_live("kc_mirror_clear_sync_state", m);
   else if (m->gen != kc__rt.gen)
     rc = stale("kc_mirror_clear_sync_state", m);
   else
@@ -212,9 +271,9 @@ int kc_mirror_clear_sync_state(kc_mirror *m) {
 }
 
 int kc_mirror_need_sync_host(const kc_mirror *m) {
-  return m && m->host != m->target && m->modified_target;
+  return m && !dead(m) && m->host != m->target && m->modified_target;
 }
 
 int kc_mirror_need_sync_target(const kc_mirror *m) {
-  return m && m->host != m->target && m->modified_host;
+  return m && !dead(m) && m->host != m->target && m->modified_host;
 }

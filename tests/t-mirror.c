@@ -228,9 +228,39 @@ static void test_sides_are_the_mirrors(void) {
   KC_CHECK_ERR(kc_pointer_info(h, &at), KC_ENOTKC);
 }
 
+/* A destroyed mirror (through another copy of the handle, as a Fortran
+ * assignment makes): every call on it is KC_EINVAL "not a live kc
+ * mirror", the accessors give NULL / 0, and the memory it had is not
+ * touched (a second destroy was a double free, and it freed the sides
+ * again, which may belong to new allocations by then). */
+static void test_destroyed_handles(void) {
+  kc_mirror *m = NULL;
+  KC_REQUIRE_OK(kc_mirror_create(&m, 256, "twice"));
+  kc_mirror *copy = m;
+  KC_CHECK_OK(kc_mirror_destroy(m));
+  void *fresh = NULL;
+  KC_REQUIRE_OK(kc_malloc(&fresh, 256, KC_SPACE_DEVICE, "fresh"));
+  KC_CHECK_ERR(kc_mirror_destroy(copy), KC_EINVAL);
+  KC_CHECK_CONTAINS(kc_last_error(), "is not a live kc mirror");
+  KC_CHECK_ERR(kc_mirror_sync_host(copy), KC_EINVAL);
+  KC_CHECK_ERR(kc_mirror_sync_target(copy), KC_EINVAL);
+  KC_CHECK_ERR(kc_mirror_modify_host(copy), KC_EINVAL);
+  KC_CHECK_ERR(kc_mirror_modify_target(copy), KC_EINVAL);
+  KC_CHECK_ERR(kc_mirror_clear_sync_state(copy), KC_EINVAL);
+  KC_CHECK(kc_mirror_host(copy) == NULL);
+  KC_CHECK(kc_mirror_target(copy) == NULL);
+  KC_CHECK_EQ_INT(kc_mirror_size(copy), 0);
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_host(copy), 0);
+  KC_CHECK_EQ_INT(kc_mirror_need_sync_target(copy), 0);
+  kc_alloc_info at;
+  KC_CHECK_OK(kc_pointer_info(fresh, &at));
+  KC_CHECK_OK(kc_free(fresh));
+}
+
 int main(void) {
   kc_test_init_backend();
   test_protocol();
+  test_destroyed_handles();
   test_sizes_and_bad();
   test_sides_are_the_mirrors();
   test_across_finalize();

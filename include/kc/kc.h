@@ -404,8 +404,10 @@ KC_API int kc_mirror_create(kc_mirror **out, size_t bytes, const char *label);
  * NULL is a no-op.  A mirror created
  * before the last kc_finalize (which freed its memory) only has its handle
  * freed, even after kc_finalize (0); every other call on such a mirror is
- * KC_EINVAL.  The handle is gone after this call: using it again (a second
- * destroy included) is a use after free, as with free(). */
+ * KC_EINVAL.  A destroyed mirror's handle (or a copy of it) is refused by
+ * every call, KC_EINVAL "not a live kc mirror" (the accessors give NULL or
+ * 0), until 1024 other mirrors died after it: the handle may then be
+ * reused, as queues' and events' are. */
 KC_API int kc_mirror_destroy(kc_mirror *m);
 KC_API void *kc_mirror_host(const kc_mirror *m);
 KC_API void *kc_mirror_target(const kc_mirror *m);
