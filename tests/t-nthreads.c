@@ -163,31 +163,19 @@ static int cannot_start(void *arg) {
 
 /* A count far past any machine: the openmp backend refuses it by number
  * (libgomp set a team of 100000 up on the launching thread's stack and
- * overflowed it). */
+ * overflowed it), from KC_NUM_THREADS and from the OpenMP runtime's own
+ * default (OMP_NUM_THREADS=100000, KC_NUM_THREADS unset: the plugin
+ * checked only KC_NUM_THREADS, and libgomp's region of 20000 threads died
+ * of its stack, SIGSEGV in kc_init).  arg: the variable to set, then the
+ * detail kc must give. */
 static int far_too_many(void *arg) {
-  (void)arg;
-  int before = kc_test_failures();
-  setenv("KC_NUM_THREADS", "100000", 1);
-  int rc = kc_init();
-  KC_CHECK_EQ_INT(rc, KC_EINVAL);
-  KC_CHECK_CONTAINS(kc_last_error(), "100000 threads is more than the 4096");
-  if (rc == 0)
-    kc_finalize();
-  return kc_test_failures() > before;
-}
-
-/* The same count from the OpenMP runtime's own default
- * (OMP_NUM_THREADS=100000, KC_NUM_THREADS unset) is refused too: the
- * plugin checked only KC_NUM_THREADS, and libgomp's region of 20000
- * threads died of its stack (SIGSEGV in kc_init). */
-static int omp_far_too_many(void *arg) {
-  (void)arg;
+  const char *const *how = arg;
   int before = kc_test_failures();
   unsetenv("KC_NUM_THREADS");
-  setenv("OMP_NUM_THREADS", "100000", 1);
+  setenv(how[0], "100000", 1);
   int rc = kc_init();
   KC_CHECK_EQ_INT(rc, KC_EINVAL);
-  KC_CHECK_CONTAINS(kc_last_error(), "OMP_NUM_THREADS=100000");
+  KC_CHECK_CONTAINS(kc_last_error(), how[1]);
   if (rc == 0)
     kc_finalize();
   return kc_test_failures() > before;
@@ -307,8 +295,13 @@ int main(void) {
 #endif
   const char *want = kc_test_backend();
   if (want && strcmp(want, "openmp") == 0) {
-    KC_ISOLATE(far_too_many, NULL, 60);
-    KC_ISOLATE(omp_far_too_many, NULL, 60);
+    static const char *const kc_var[] = {
+        "KC_NUM_THREADS", "100000 threads is more than the 4096"};
+    static const char *const omp_var[] = {"OMP_NUM_THREADS",
+                                          "OMP_NUM_THREADS=100000"};
+    kc_isolate("far_too_many KC_NUM_THREADS", far_too_many, (void *)kc_var, 60);
+    kc_isolate("far_too_many OMP_NUM_THREADS", far_too_many, (void *)omp_var,
+               60);
     KC_ISOLATE(no_threads_left, NULL, 60);
   }
   for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {

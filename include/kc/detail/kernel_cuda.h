@@ -339,49 +339,39 @@ template <class kc__A> struct kc__same_type<kc__A, kc__A> {
   static inline __attribute__((__unused__))                                    \
   size_t kc__scratch_fn_##name(const ftype *f, int level, int team_size)
 
+/* The nested loops' shared shape: the body for i in [begin, end), i =
+ * begin + o for o = first, first + step, ... (unsigned offsets from the
+ * start: kc__span, kc__at).  tag names its variables (kc__<tag>_b, ...),
+ * one per loop kind, so that loops of different kinds nest without
+ * shadowing each other. */
+#define KC__STRIDED(tag, first, step, i, begin, end, ...)                      \
+  const kc_index kc__##tag##_b = (begin);                                      \
+  const unsigned long long kc__##tag##_n = kc__span(kc__##tag##_b, (end));     \
+  for (unsigned long long kc__##tag##_o = (first);                             \
+       kc__##tag##_o < kc__##tag##_n; kc__##tag##_o += (step)) {               \
+    kc_index i = kc__at(kc__##tag##_b, kc__##tag##_o);                         \
+    (void)i;                                                                   \
+    do {                                                                       \
+      __VA_ARGS__;                                                             \
+    } while (0);                                                               \
+  }
+
 #define KC_TEAM_THREAD_FOR(team, i, begin, end, ...)                           \
   do {                                                                         \
     (void)(team);                                                              \
-    const kc_index kc__ttf_b = (begin);                                        \
-    const unsigned long long kc__ttf_n = kc__span(kc__ttf_b, (end));           \
-    for (unsigned long long kc__ttf_o = threadIdx.y; kc__ttf_o < kc__ttf_n;    \
-         kc__ttf_o += blockDim.y) {                                            \
-      kc_index i = kc__at(kc__ttf_b, kc__ttf_o);                               \
-      (void)i;                                                                 \
-      do {                                                                     \
-        __VA_ARGS__;                                                           \
-      } while (0);                                                             \
-    }                                                                          \
+    KC__STRIDED(ttf, threadIdx.y, blockDim.y, i, begin, end, __VA_ARGS__)      \
   } while (0)
 
 #define KC_THREAD_VECTOR_FOR(team, i, begin, end, ...)                         \
   do {                                                                         \
     (void)(team);                                                              \
-    const kc_index kc__tvf_b = (begin);                                        \
-    const unsigned long long kc__tvf_n = kc__span(kc__tvf_b, (end));           \
-    for (unsigned long long kc__tvf_o = threadIdx.x; kc__tvf_o < kc__tvf_n;    \
-         kc__tvf_o += blockDim.x) {                                            \
-      kc_index i = kc__at(kc__tvf_b, kc__tvf_o);                               \
-      (void)i;                                                                 \
-      do {                                                                     \
-        __VA_ARGS__;                                                           \
-      } while (0);                                                             \
-    }                                                                          \
+    KC__STRIDED(tvf, threadIdx.x, blockDim.x, i, begin, end, __VA_ARGS__)      \
   } while (0)
 
 #define KC_TEAM_VECTOR_FOR(team, i, begin, end, ...)                           \
   do {                                                                         \
     (void)(team);                                                              \
-    const kc_index kc__tmf_b = (begin);                                        \
-    const unsigned long long kc__tmf_n = kc__span(kc__tmf_b, (end));           \
-    for (unsigned long long kc__tmf_o = kc__tid(); kc__tmf_o < kc__tmf_n;      \
-         kc__tmf_o += kc__nthreads()) {                                        \
-      kc_index i = kc__at(kc__tmf_b, kc__tmf_o);                               \
-      (void)i;                                                                 \
-      do {                                                                     \
-        __VA_ARGS__;                                                           \
-      } while (0);                                                             \
-    }                                                                          \
+    KC__STRIDED(tmf, kc__tid(), kc__nthreads(), i, begin, end, __VA_ARGS__)    \
   } while (0)
 
 /* Built-in nested reductions: indices strided over the threads (lanes),
@@ -391,16 +381,7 @@ template <class kc__A> struct kc__same_type<kc__A, kc__A> {
   do {                                                                         \
     (void)(team);                                                              \
     vtype acc = Op::template kc__ident<vtype>();                               \
-    const kc_index kc__nr_b = (begin);                                         \
-    const unsigned long long kc__nr_n = kc__span(kc__nr_b, (end));             \
-    for (unsigned long long kc__nr_o = (first); kc__nr_o < kc__nr_n;           \
-         kc__nr_o += (step)) {                                                 \
-      kc_index i = kc__at(kc__nr_b, kc__nr_o);                                 \
-      (void)i;                                                                 \
-      do {                                                                     \
-        __VA_ARGS__;                                                           \
-      } while (0);                                                             \
-    }                                                                          \
+    KC__STRIDED(nr, first, step, i, begin, end, __VA_ARGS__)                   \
     result = JOIN;                                                             \
   } while (0)
 
